@@ -1,0 +1,42 @@
+import tsParser from '@typescript-eslint/parser';
+import n8nNodesBase from 'eslint-plugin-n8n-nodes-base';
+import communityNodes from '@n8n/eslint-plugin-community-nodes';
+
+// The rule sets n8n's community-package scanner applies, on the files it scans.
+export default [
+	{ ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.artifacts/**', '.n8n-e2e/**'] },
+	{
+		files: ['**/*.ts'],
+		languageOptions: { parser: tsParser, parserOptions: { sourceType: 'module' } },
+	},
+	{
+		files: ['package.json'],
+		plugins: { 'n8n-nodes-base': n8nNodesBase },
+		languageOptions: { parser: tsParser, parserOptions: { extraFileExtensions: ['.json'] } },
+		rules: { ...n8nNodesBase.configs.community.rules },
+	},
+	{
+		files: ['credentials/**/*.ts'],
+		plugins: { 'n8n-nodes-base': n8nNodesBase },
+		// n8n's own community lint config turns this one off: community credentials link to a full URL.
+		rules: {
+			...n8nNodesBase.configs.credentials.rules,
+			'n8n-nodes-base/cred-class-field-documentation-url-miscased': 'off',
+		},
+	},
+	{
+		files: ['nodes/**/*.ts'],
+		plugins: { 'n8n-nodes-base': n8nNodesBase },
+		// These two want literal 'main' connections, which @n8n/community-nodes forbids; n8n's own
+		// community lint config turns them off in favour of NodeConnectionTypes.
+		rules: {
+			...n8nNodesBase.configs.nodes.rules,
+			'n8n-nodes-base/node-class-description-inputs-wrong-regular-node': 'off',
+			'n8n-nodes-base/node-class-description-outputs-wrong': 'off',
+		},
+	},
+	{
+		files: ['nodes/**/*.ts', 'credentials/**/*.ts', 'package.json'],
+		...communityNodes.configs.recommended,
+	},
+];

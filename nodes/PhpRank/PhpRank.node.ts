@@ -1,0 +1,49 @@
+import * as workflow from 'n8n-workflow';
+import type { INodeType, INodeTypeDescription } from 'n8n-workflow';
+import { searchProjects } from './listSearch/searchProjects';
+import { searchReports } from './listSearch/searchReports';
+import { getProjects } from './loadOptions/getProjects';
+import { projectDescription } from './resources/project';
+import { reportDescription } from './resources/report';
+import { CREDENTIAL_TYPE, REQUEST_DEFAULTS } from './shared/transport';
+
+// n8n 1.x releases before 1.90 lack NodeConnectionTypes; their main connection has the same name.
+const MAIN_CONNECTION = (workflow as Partial<typeof workflow>).NodeConnectionTypes?.Main ?? 'main';
+
+export class PhpRank implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'phpRank',
+		name: 'phpRank',
+		icon: { light: 'file:../../icons/phpRank.svg', dark: 'file:../../icons/phpRank.dark.svg' },
+		group: ['transform'],
+		version: 1,
+		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
+		description: 'Create, read, update and delete SEO reports and projects in phpRank',
+		defaults: { name: 'phpRank' },
+		usableAsTool: true,
+		inputs: [MAIN_CONNECTION],
+		outputs: [MAIN_CONNECTION],
+		credentials: [{ name: CREDENTIAL_TYPE, required: true }],
+		requestDefaults: REQUEST_DEFAULTS,
+		properties: [
+			{
+				displayName: 'Resource',
+				name: 'resource',
+				type: 'options',
+				noDataExpression: true,
+				options: [
+					{ name: 'Project', value: 'project' },
+					{ name: 'Report', value: 'report' },
+				],
+				default: 'report',
+			},
+			...reportDescription,
+			...projectDescription,
+		],
+	};
+
+	methods = {
+		listSearch: { searchReports, searchProjects },
+		loadOptions: { getProjects },
+	};
+}

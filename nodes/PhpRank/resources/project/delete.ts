@@ -1,0 +1,18 @@
+import type { INodeProperties } from 'n8n-workflow';
+import { projectNameLocator } from '../../shared/descriptions';
+import { updateDisplayOptions } from '../../shared/displayOptions';
+
+const showOnlyForProjectDelete = { resource: ['project'], operation: ['delete'] };
+
+const properties: INodeProperties[] = [
+	projectNameLocator,
+	{
+		displayName:
+			'Deleting a project deletes all its reports. phpRank 1.2 to 1.8 also delete one unrelated report on the server: the one whose ID equals the number of reports the project held.',
+		name: 'deleteNotice',
+		type: 'notice',
+		default: '',
+	},
+];
+
+export const projectDeleteDescription = updateDisplayOptions({ show: showOnlyForProjectDelete }, properties);

@@ -1,0 +1,60 @@
+import type { IDataObject, IExecuteSingleFunctions, IHttpRequestOptions, INodeProperties } from 'n8n-workflow';
+import { passwordField, privacyField, reportIdLocator } from '../../shared/descriptions';
+import { updateDisplayOptions } from '../../shared/displayOptions';
+import { failInput, parseOption, quoted, requirePassword } from '../../shared/validation';
+import { PRIVACY, PRIVACY_OPTIONS } from '../../shared/values';
+
+const showOnlyForReportUpdate = { resource: ['report'], operation: ['update'] };
+
+const properties: INodeProperties[] = [
+	reportIdLocator,
+	{
+		displayName: 'Update Fields',
+		name: 'updateFields',
+		type: 'collection',
+		placeholder: 'Add Field',
+		default: {},
+		options: [
+			passwordField({ description: 'New password of the report page; only with Privacy: Password' }),
+			privacyField({ description: 'Who can open the report page' }),
+			{
+				displayName: 'Re-Analyze',
+				name: 'reanalyze',
+				type: 'boolean',
+				default: false,
+				description: 'Whether phpRank should fetch and analyse the page again, refreshing its result and checks',
+				routing: { send: { type: 'body', property: 'results' } },
+			},
+		],
+	},
+];
+
+export const reportUpdateDescription = updateDisplayOptions({ show: showOnlyForReportUpdate }, properties);
+
+function parseBoolean(context: IExecuteSingleFunctions, field: string, value: unknown): boolean {
+	if (value === true || value === 'true' || value === 1 || value === '1') return true;
+	if (value === false || value === 'false' || value === 0 || value === '0') return false;
+	return failInput(context, `${field} must be true or false; got ${quoted(value)}`);
+}
+
+export async function validateReportUpdate(
+	this: IExecuteSingleFunctions,
+	requestOptions: IHttpRequestOptions,
+): Promise<IHttpRequestOptions> {
+	const body = requestOptions.body as IDataObject;
+	if (Object.keys(body).length === 0) {
+		failInput(this, 'Update Fields is empty: add Privacy, Password or Re-Analyze');
+	}
+	if (body.privacy !== undefined) body.privacy = parseOption(this, 'Privacy', body.privacy, PRIVACY_OPTIONS);
+	if (body.privacy === PRIVACY.password) {
+		body.password = requirePassword(this, body.password);
+	} else if (body.password !== undefined) {
+		failInput(
+			this,
+			'Password can only be set together with Privacy: Password (2)',
+			'Add the Privacy field set to Password, or remove the Password field.',
+		);
+	}
+	if (body.results !== undefined) body.results = parseBoolean(this, 'Re-Analyze', body.results) ? 1 : 0;
+	return requestOptions;
+}

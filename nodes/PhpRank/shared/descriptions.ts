@@ -1,0 +1,157 @@
+import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
+import { DEFAULT_PRIVACY, LARGEST_PAGE_SIZE, PAGE_SIZE_OPTIONS, PRIVACY_OPTIONS, SORT_ORDER_OPTIONS } from './values';
+
+export const reportIdLocator: INodeProperties = {
+	displayName: 'Report',
+	name: 'reportId',
+	type: 'resourceLocator',
+	default: { mode: 'list', value: '' },
+	required: true,
+	description: 'The report to act on: pick it by its URL, or give its numeric ID',
+	modes: [
+		{
+			displayName: 'From List',
+			name: 'list',
+			type: 'list',
+			placeholder: 'Search reports by URL...',
+			typeOptions: { searchListMethod: 'searchReports', searchable: true },
+		},
+		{
+			displayName: 'By ID',
+			name: 'id',
+			type: 'string',
+			placeholder: 'e.g. 42',
+			validation: [
+				{
+					type: 'regex',
+					properties: { regex: '^\\s*[1-9][0-9]*\\s*$', errorMessage: 'A report ID is a positive whole number' },
+				},
+			],
+		},
+	],
+};
+
+export const projectNameLocator: INodeProperties = {
+	displayName: 'Project',
+	name: 'projectName',
+	type: 'resourceLocator',
+	default: { mode: 'list', value: '' },
+	required: true,
+	description: 'The project to act on: phpRank names a project after the host of its reports, e.g. example.com',
+	modes: [
+		{
+			displayName: 'From List',
+			name: 'list',
+			type: 'list',
+			placeholder: 'Search projects by name...',
+			typeOptions: { searchListMethod: 'searchProjects', searchable: true },
+		},
+		{
+			displayName: 'By Name',
+			name: 'name',
+			type: 'string',
+			placeholder: 'e.g. example.com',
+		},
+	],
+};
+
+export function privacyField(overrides: Partial<INodeProperties> = {}): INodeProperties {
+	return {
+		displayName: 'Privacy',
+		name: 'privacy',
+		type: 'options',
+		options: PRIVACY_OPTIONS,
+		default: DEFAULT_PRIVACY,
+		description: 'Who can open the report page',
+		routing: { send: { type: 'body', property: 'privacy' } },
+		...overrides,
+	};
+}
+
+export function passwordField(overrides: Partial<INodeProperties> = {}): INodeProperties {
+	return {
+		displayName: 'Password',
+		name: 'password',
+		type: 'string',
+		typeOptions: { password: true },
+		default: '',
+		description: 'Password of the report page; sent only with Privacy: Password',
+		routing: { send: { type: 'body', property: 'password' } },
+		...overrides,
+	};
+}
+
+export function returnAllAndLimit(): INodeProperties[] {
+	return [
+		{
+			displayName: 'Return All',
+			name: 'returnAll',
+			type: 'boolean',
+			default: false,
+			description: 'Whether to return all results or only up to a given limit',
+		},
+		{
+			displayName: 'Limit',
+			name: 'limit',
+			type: 'number',
+			typeOptions: { minValue: 1 },
+			default: 50,
+			description: 'Max number of results to return',
+			displayOptions: { show: { returnAll: [false] } },
+		},
+	];
+}
+
+export function searchFields(searchByOptions: INodePropertyOptions[], searchWhat: string): INodeProperties[] {
+	const defaultSearchBy = searchByOptions[0].value;
+	return [
+		{
+			displayName: 'Search',
+			name: 'search',
+			type: 'string',
+			default: '',
+			description: `Only ${searchWhat} containing this text`,
+			routing: { send: { type: 'query', property: 'search' } },
+		},
+		{
+			displayName: 'Search By',
+			name: 'searchBy',
+			type: 'options',
+			options: searchByOptions,
+			default: defaultSearchBy,
+			description: 'Which field the search text is looked for in',
+			routing: { send: { type: 'query', property: 'search_by' } },
+		},
+	];
+}
+
+export function sortOptions(sortByOptions: INodePropertyOptions[], defaultPageSize: number): INodeProperties[] {
+	const defaultSortBy = sortByOptions[0].value;
+	return [
+		{
+			displayName: 'Sort By',
+			name: 'sortBy',
+			type: 'options',
+			options: sortByOptions,
+			default: defaultSortBy,
+			routing: { send: { type: 'query', property: 'sort_by' } },
+		},
+		{
+			displayName: 'Sort Order',
+			name: 'sort',
+			type: 'options',
+			options: SORT_ORDER_OPTIONS,
+			default: 'desc',
+			routing: { send: { type: 'query', property: 'sort' } },
+		},
+		{
+			displayName: 'Page Size',
+			name: 'perPage',
+			type: 'options',
+			options: PAGE_SIZE_OPTIONS,
+			default: defaultPageSize,
+			description: `How many records each request to phpRank asks for while returning all (${LARGEST_PAGE_SIZE} when not set). With a limit, the node picks the smallest page that holds it.`,
+			displayOptions: { show: { '/returnAll': [true] } },
+		},
+	];
+}

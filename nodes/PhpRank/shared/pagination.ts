@@ -1,0 +1,70 @@
+import type {
+	DeclarativeRestApiSettings,
+	IDataObject,
+	IExecutePaginationFunctions,
+	INodeExecutionData,
+} from 'n8n-workflow';
+import { recordsToItems, unexpectedAnswer, withGrade } from './responses';
+import type { PageEnvelope } from './responses';
+import { LARGEST_PAGE_SIZE, PAGE_SIZES, PAGE_SIZE_OPTIONS } from './values';
+import { parseOption, parsePositiveInteger } from './validation';
+
+export function smallestPageSizeHolding(count: number): number {
+	return PAGE_SIZES.find((size) => size >= count) ?? LARGEST_PAGE_SIZE;
+}
+
+function isPage(body: IDataObject): body is IDataObject & PageEnvelope {
+	const meta = body.meta as IDataObject | undefined;
+	return (
+		Array.isArray(body.data) &&
+		typeof meta === 'object' &&
+		meta !== null &&
+		Number.isInteger(meta.current_page) &&
+		Number.isInteger(meta.last_page)
+	);
+}
+
+function pageSizeFor(context: IExecutePaginationFunctions, returnAll: boolean, limit: number): number {
+	if (!returnAll) return smallestPageSizeHolding(limit);
+	const chosen = context.getNodeParameter('options.perPage', LARGEST_PAGE_SIZE);
+	return Number(parseOption(context, 'Page Size', chosen, PAGE_SIZE_OPTIONS));
+}
+
+async function readPages(
+	context: IExecutePaginationFunctions,
+	requestData: DeclarativeRestApiSettings.ResultOptions,
+	shape: (record: IDataObject) => IDataObject,
+): Promise<INodeExecutionData[]> {
+	const returnAll = context.getNodeParameter('returnAll', false) as boolean;
+	const limit = returnAll ? Infinity : parsePositiveInteger(context, 'Limit', context.getNodeParameter('limit', 50));
+	const perPage = pageSizeFor(context, returnAll, limit);
+	const records: IDataObject[] = [];
+	// links.next is never followed: it is an absolute URL the key must not be sent to blindly.
+	for (let page = 1; records.length < limit; page++) {
+		const [answer] = await context.makeRoutingRequest({
+			...requestData,
+			options: { ...requestData.options, qs: { ...requestData.options.qs, per_page: perPage, page } },
+		});
+		const body = answer?.json ?? {};
+		if (!isPage(body)) throw unexpectedAnswer(context, 'page of records ("data" and "meta")');
+		if (body.meta.current_page !== page) throw unexpectedAnswer(context, `page ${page} (it sent page ${body.meta.current_page})`);
+		records.push(...body.data);
+		if (body.meta.current_page >= body.meta.last_page) break;
+		if (body.data.length === 0) throw unexpectedAnswer(context, `records on page ${page} of ${body.meta.last_page}`);
+	}
+	return recordsToItems(context, records.slice(0, limit), shape);
+}
+
+export async function readReportPages(
+	this: IExecutePaginationFunctions,
+	requestData: DeclarativeRestApiSettings.ResultOptions,
+): Promise<INodeExecutionData[]> {
+	return await readPages(this, requestData, withGrade);
+}
+
+export async function readProjectPages(
+	this: IExecutePaginationFunctions,
+	requestData: DeclarativeRestApiSettings.ResultOptions,
+): Promise<INodeExecutionData[]> {
+	return await readPages(this, requestData, (project) => project);
+}

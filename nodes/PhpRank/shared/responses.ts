@@ -1,0 +1,203 @@
+import { NodeApiError } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteSingleFunctions,
+	IN8nHttpFullResponse,
+	INodeExecutionData,
+	JsonObject,
+} from 'n8n-workflow';
+import { gradeOf } from './values';
+
+type ResponseContext = Pick<IExecuteSingleFunctions, 'getNode' | 'getItemIndex' | 'getNodeParameter'>;
+
+interface Failure {
+	message: string;
+	description: string;
+}
+
+export interface PageMeta {
+	current_page: number;
+	last_page: number;
+	total?: number;
+}
+
+export interface PageEnvelope {
+	data: IDataObject[];
+	meta: PageMeta;
+}
+
+const WRONG_ADDRESS_HINT =
+	'Check the Base URL in the phpRank credential: it must be the address of your phpRank installation, e.g. https://seo.example.com or https://example.com/phprank.';
+
+function serverMessage(body: unknown): string | undefined {
+	if (body && typeof body === 'object' && typeof (body as IDataObject).message === 'string') {
+		return (body as IDataObject).message as string;
+	}
+	return undefined;
+}
+
+function validationMessages(body: unknown): string | undefined {
+	const messages = body && typeof body === 'object' ? (body as IDataObject).message : undefined;
+	if (!messages || typeof messages !== 'object' || Array.isArray(messages)) return undefined;
+	return Object.entries(messages as IDataObject)
+		.map(([field, texts]) => `${field}: ${([] as unknown[]).concat(texts).join(' ')}`)
+		.join('; ');
+}
+
+function headerValue(headers: IDataObject | undefined, name: string): string | undefined {
+	const value = headers?.[name];
+	return value === undefined || value === null ? undefined : String(value);
+}
+
+function isJsonObject(body: unknown): body is IDataObject {
+	return typeof body === 'object' && body !== null && !Buffer.isBuffer(body);
+}
+
+function parameterOrNothing(context: ResponseContext, name: string): unknown {
+	try {
+		return context.getNodeParameter(name, '', { extractValue: true });
+	} catch {
+		return '';
+	}
+}
+
+function subjectOf(context: ResponseContext): string {
+	const resource = parameterOrNothing(context, 'resource');
+	const operation = parameterOrNothing(context, 'operation');
+	if (resource === 'project') {
+		return operation === 'delete' ? `Project "${String(parameterOrNothing(context, 'projectName'))}"` : 'The project list';
+	}
+	return operation === 'getAll' ? 'The report list' : `Report ${String(parameterOrNothing(context, 'reportId'))}`;
+}
+
+function describeFailure(context: ResponseContext, response: IN8nHttpFullResponse): Failure {
+	const { statusCode, body } = response;
+	const said = serverMessage(body);
+	if (statusCode >= 300 && statusCode < 400) {
+		const location = headerValue(response.headers as IDataObject, 'location')?.split('?')[0];
+		const toLogin = location !== undefined && /\/login\/?$/.test(location);
+		return {
+			message: toLogin
+				? `phpRank redirected to its login page (${statusCode}): the API key was refused or the request did not reach the API`
+				: `phpRank answered with a redirect (${statusCode}${location ? ` to ${location}` : ''}) instead of JSON`,
+			description: `${WRONG_ADDRESS_HINT} Redirects are not followed, so the API key is never sent anywhere else.`,
+		};
+	}
+	if (!isJsonObject(body)) {
+		const kind = typeof body === 'string' && /<html|<!doctype/i.test(body) ? 'an HTML page' : 'an answer that is not JSON';
+		return {
+			message: `phpRank answered ${statusCode} with ${kind} instead of JSON`,
+			description: `The base URL probably points at the wrong place. ${WRONG_ADDRESS_HINT}`,
+		};
+	}
+	switch (statusCode) {
+		case 401:
+			return {
+				message: 'phpRank refused the API key (401 Unauthenticated)',
+				description: 'Check the API key in the phpRank credential. It is shown on the API page of your phpRank account and changes when it is regenerated.',
+			};
+		case 403:
+			return parameterOrNothing(context, 'operation') === 'update'
+				? {
+						message: `${subjectOf(context)} does not exist or does not belong to the account of this API key (403)`,
+						description: said ?? 'This action is unauthorized.',
+					}
+				: { message: `phpRank refused the request (403): ${said ?? 'This action is unauthorized.'}`, description: 'The API key\'s account may lack the permission or plan for this.' };
+		case 404:
+			return {
+				message: `${subjectOf(context)} was not found (404)`,
+				description: said ?? 'Resource not found.',
+			};
+		case 422:
+			return {
+				message: `phpRank rejected the input (422): ${validationMessages(body) ?? said ?? 'validation failed'}`,
+				description: 'Fix the fields named above and run the node again.',
+			};
+		case 429: {
+			const wait = headerValue(response.headers as IDataObject, 'retry-after');
+			return {
+				message: `phpRank's rate limit was reached (429 Too Many Attempts)${wait ? `: the server asked to wait ${wait} seconds` : ''}`,
+				description: 'phpRank allows a number of requests a minute per client (60 by default). Space the items out with the node\'s batching settings, or ask the phpRank operator for a higher limit.',
+			};
+		}
+		default:
+			return statusCode >= 500
+				? {
+						message: `phpRank failed to process the request (${statusCode}): ${said ?? 'no message'}`,
+						description: 'This is a fault on the phpRank server; try again later or check its logs.',
+					}
+				: {
+						message: `phpRank answered ${statusCode}: ${said ?? 'no message'}`,
+						description: 'The request was not accepted.',
+					};
+	}
+}
+
+export function toApiError(context: ResponseContext, response: IN8nHttpFullResponse): NodeApiError {
+	const { message, description } = describeFailure(context, response);
+	const details = isJsonObject(response.body) ? response.body : { body: String(response.body ?? '').slice(0, 500) };
+	return new NodeApiError(context.getNode(), details as JsonObject, {
+		message,
+		description,
+		httpCode: String(response.statusCode),
+		itemIndex: context.getItemIndex(),
+	});
+}
+
+export function isSuccess(response: IN8nHttpFullResponse): boolean {
+	return response.statusCode >= 200 && response.statusCode < 300 && isJsonObject(response.body);
+}
+
+export async function throwOnErrorResponse(
+	this: IExecuteSingleFunctions,
+	items: INodeExecutionData[],
+	response: IN8nHttpFullResponse,
+): Promise<INodeExecutionData[]> {
+	if (!isSuccess(response)) throw toApiError(this, response);
+	return items;
+}
+
+export function unexpectedAnswer(context: ResponseContext, what: string): NodeApiError {
+	return new NodeApiError(context.getNode(), {} as JsonObject, {
+		message: `phpRank answered with JSON that has no ${what}`,
+		description: WRONG_ADDRESS_HINT,
+		itemIndex: context.getItemIndex(),
+	});
+}
+
+export function withGrade(report: IDataObject): IDataObject {
+	const score = typeof report.result === 'number' ? report.result : Number(report.result);
+	return report.result === null || report.result === undefined || Number.isNaN(score)
+		? report
+		: { ...report, grade: gradeOf(score) };
+}
+
+function pairedTo(context: ResponseContext, json: IDataObject): INodeExecutionData {
+	return { json, pairedItem: { item: context.getItemIndex() } };
+}
+
+export function recordsToItems(
+	context: ResponseContext,
+	records: IDataObject[],
+	shape: (record: IDataObject) => IDataObject = (record) => record,
+): INodeExecutionData[] {
+	return records.map((record) => pairedTo(context, shape(record)));
+}
+
+export async function toReportItem(
+	this: IExecuteSingleFunctions,
+	items: INodeExecutionData[],
+): Promise<INodeExecutionData[]> {
+	const record = items[0]?.json.data;
+	if (!isJsonObject(record) || Array.isArray(record)) throw unexpectedAnswer(this, 'report in "data"');
+	return recordsToItems(this, [record], withGrade);
+}
+
+export async function toDeletionItem(
+	this: IExecuteSingleFunctions,
+	items: INodeExecutionData[],
+): Promise<INodeExecutionData[]> {
+	const answer = items[0]?.json ?? {};
+	if (answer.deleted !== true) throw unexpectedAnswer(this, '"deleted": true');
+	return recordsToItems(this, [{ deleted: true, id: answer.id as IDataObject['id'] }]);
+}

@@ -1,0 +1,125 @@
+import { NodeOperationError } from 'n8n-workflow';
+import type { IExecuteSingleFunctions, INodePropertyOptions } from 'n8n-workflow';
+
+type NodeContext = Pick<IExecuteSingleFunctions, 'getNode' | 'getItemIndex'>;
+
+export function failInput(context: NodeContext, message: string, description?: string): never {
+	throw new NodeOperationError(context.getNode(), message, {
+		itemIndex: context.getItemIndex(),
+		description,
+	});
+}
+
+export function quoted(value: unknown): string {
+	let text: string;
+	if (typeof value === 'string') text = JSON.stringify(value);
+	else if (value === undefined) text = 'nothing';
+	else {
+		try {
+			text = JSON.stringify(value) ?? String(value);
+		} catch {
+			text = String(value);
+		}
+	}
+	return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}
+
+function describeOptions(options: INodePropertyOptions[]): string {
+	return options
+		.map(({ name, value }) => (String(name) === String(value) ? `${value}` : `${value} (${name})`))
+		.join(', ');
+}
+
+export function parseOption(
+	context: NodeContext,
+	field: string,
+	value: unknown,
+	options: INodePropertyOptions[],
+): string | number {
+	const match = options.find(
+		(option) =>
+			option.value === value ||
+			(typeof option.value === 'number' && typeof value === 'string' && value.trim() === String(option.value)),
+	);
+	if (match === undefined) {
+		failInput(
+			context,
+			`${field} must be one of: ${describeOptions(options)}; got ${quoted(value)}`,
+			`phpRank silently replaces values it does not know, so the node refuses them instead of returning the wrong data.`,
+		);
+	}
+	return match.value as string | number;
+}
+
+export function parsePositiveInteger(context: NodeContext, field: string, value: unknown): number {
+	const number = typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : value;
+	if (typeof number !== 'number' || !Number.isSafeInteger(number) || number < 1) {
+		failInput(context, `${field} must be a positive whole number; got ${quoted(value)}`);
+	}
+	return number;
+}
+
+export function parseReportId(context: NodeContext, value: unknown): number {
+	return parsePositiveInteger(context, 'Report ID', value);
+}
+
+export function parseProjectName(context: NodeContext, value: unknown): string {
+	const name = typeof value === 'number' ? String(value) : value;
+	if (typeof name !== 'string' || name.trim() === '') {
+		failInput(context, `Project Name must be a non-empty text; got ${quoted(value)}`);
+	}
+	if (name === '.' || name === '..') {
+		failInput(context, `Project Name ${quoted(name)} is not a project name`, 'phpRank names projects after the host of their reports, e.g. example.com.');
+	}
+	return name;
+}
+
+export function parseHttpUrl(context: NodeContext, field: string, value: unknown): string {
+	const text = typeof value === 'string' ? value.trim() : value;
+	let url: URL | undefined;
+	if (typeof text === 'string') {
+		try {
+			url = new URL(text);
+		} catch {
+			url = undefined;
+		}
+	}
+	if (url === undefined || !['http:', 'https:'].includes(url.protocol) || url.hostname === '') {
+		failInput(
+			context,
+			`${field} must be an absolute http(s) address such as https://example.com/page; got ${quoted(value)}`,
+		);
+	}
+	return text as string;
+}
+
+export function requirePassword(context: NodeContext, value: unknown): string {
+	if (typeof value !== 'string' || value === '') {
+		failInput(
+			context,
+			'Password is required when Privacy is Password (2)',
+			'Set the report page password, or choose the Public or Private privacy.',
+		);
+	}
+	return value;
+}
+
+// n8n 2's toPathSegment does the same; n8n 1 lacks it.
+export function toPathSegment(value: string | number): string {
+	return encodeURIComponent(String(value));
+}
+
+export interface QueryRule {
+	field: string;
+	options?: INodePropertyOptions[];
+}
+
+export function checkQuery(context: NodeContext, qs: Record<string, unknown>, rules: Record<string, QueryRule>): void {
+	for (const [key, value] of Object.entries(qs)) {
+		const rule = rules[key];
+		if (rule === undefined) continue;
+		if (rule.options) qs[key] = parseOption(context, rule.field, value, rule.options);
+		else if (typeof value === 'number') qs[key] = String(value);
+		else if (typeof value !== 'string') failInput(context, `${rule.field} must be text; got ${quoted(value)}`);
+	}
+}

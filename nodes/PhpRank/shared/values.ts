@@ -1,0 +1,56 @@
+import type { INodePropertyOptions } from 'n8n-workflow';
+
+export const PRIVACY = { public: 0, private: 1, password: 2 } as const;
+
+export const DEFAULT_PRIVACY = PRIVACY.public;
+
+export const PRIVACY_OPTIONS: INodePropertyOptions[] = [
+	{ name: 'Public', value: PRIVACY.public, description: 'Anyone with the link can open the report page' },
+	{ name: 'Private', value: PRIVACY.private, description: 'Only the owner can open the report page' },
+	{ name: 'Password', value: PRIVACY.password, description: 'The report page asks for a password' },
+];
+
+export const RESULT_OPTIONS: INodePropertyOptions[] = [
+	{ name: 'Good', value: 'good', description: 'Score above 79' },
+	{ name: 'Decent', value: 'decent', description: 'Score from 49 to 79' },
+	{ name: 'Bad', value: 'bad', description: 'Score below 49' },
+];
+
+export const REPORT_SEARCH_BY_OPTIONS: INodePropertyOptions[] = [{ name: 'URL', value: 'url' }];
+
+export const REPORT_SORT_BY_OPTIONS: INodePropertyOptions[] = [
+	{ name: 'Date Created', value: 'id' },
+	{ name: 'Date Generated', value: 'generated_at' },
+	{ name: 'URL', value: 'url' },
+	{ name: 'Result', value: 'result' },
+];
+
+export const PROJECT_SEARCH_BY_OPTIONS: INodePropertyOptions[] = [{ name: 'Name', value: 'project' }];
+
+export const PROJECT_SORT_BY_OPTIONS: INodePropertyOptions[] = [
+	{ name: 'Date Created', value: 'created_at' },
+	{ name: 'Name', value: 'project' },
+];
+
+export const SORT_ORDER_OPTIONS: INodePropertyOptions[] = [
+	{ name: 'Descending', value: 'desc' },
+	{ name: 'Ascending', value: 'asc' },
+];
+
+export const PAGE_SIZES = [10, 25, 50, 100] as const;
+
+export const PAGE_SIZE_OPTIONS: INodePropertyOptions[] = PAGE_SIZES.map((size) => ({
+	name: String(size),
+	value: size,
+}));
+
+export const LARGEST_PAGE_SIZE = PAGE_SIZES[PAGE_SIZES.length - 1];
+
+export type Grade = 'good' | 'decent' | 'bad';
+
+// The server's own thresholds for its `result` list filter.
+export function gradeOf(score: number): Grade {
+	if (score > 79) return 'good';
+	if (score >= 49) return 'decent';
+	return 'bad';
+}
