@@ -1,0 +1,165 @@
+import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
+import { PhpRank } from '../../../nodes/PhpRank/PhpRank.node';
+
+const { description } = new PhpRank();
+
+function propertiesOf(resource: string, operation: string): INodeProperties[] {
+	return description.properties.filter((property) => {
+		const show = property.displayOptions?.show;
+		return show?.resource?.includes(resource) && show?.operation?.includes(operation);
+	});
+}
+
+function property(resource: string, operation: string, name: string): INodeProperties {
+	const found = propertiesOf(resource, operation).find((candidate) => candidate.name === name);
+	if (!found) throw new Error(`no parameter ${name} for ${resource}/${operation}`);
+	return found;
+}
+
+function nested(parent: INodeProperties, name: string): INodeProperties {
+	const found = (parent.options as INodeProperties[]).find((option) => option.name === name);
+	if (!found) throw new Error(`no option ${name} in ${parent.name}`);
+	return found;
+}
+
+function values(parameter: INodeProperties): unknown[] {
+	return (parameter.options as INodePropertyOptions[]).map((option) => option.value);
+}
+
+function namesAndValues(parameter: INodeProperties) {
+	return (parameter.options as INodePropertyOptions[]).map(({ name, value }) => [name, value]);
+}
+
+function operationsOf(resource: string): unknown[] {
+	const operation = description.properties.find(
+		(candidate) => candidate.name === 'operation' && candidate.displayOptions?.show?.resource?.includes(resource),
+	);
+	return values(operation as INodeProperties).sort();
+}
+
+describe('phpRank node description', () => {
+	it('is a declarative, versioned node usable as an AI tool with the phpRank credential', () => {
+		expect(description.name).toBe('phpRank');
+		expect(description.version).toBe(1);
+		expect(description.usableAsTool).toBe(true);
+		expect(description.requestDefaults?.baseURL).toContain('$credentials.baseUrl');
+		expect(description.credentials).toEqual([{ name: 'phpRankApi', required: true }]);
+		expect(description.icon).toEqual({
+			light: 'file:../../icons/phpRank.svg',
+			dark: 'file:../../icons/phpRank.dark.svg',
+		});
+		expect(description.subtitle).toContain('$parameter["operation"]');
+		expect('execute' in new PhpRank()).toBe(false);
+	});
+
+	it('offers the Report and Project resources and exactly their documented operations', () => {
+		expect(values(description.properties.find((p) => p.name === 'resource') as INodeProperties).sort()).toEqual([
+			'project',
+			'report',
+		]);
+		expect(operationsOf('report')).toEqual(['create', 'delete', 'get', 'getAll', 'update']);
+		expect(operationsOf('project')).toEqual(['delete', 'getAll']);
+	});
+
+	it('names every parameter as saved workflows store it', () => {
+		const names = (resource: string, operation: string) =>
+			propertiesOf(resource, operation)
+				.filter((p) => p.type !== 'notice')
+				.map((p) => p.name)
+				.sort();
+		expect(names('report', 'create')).toEqual(['password', 'privacy', 'url']);
+		expect(names('report', 'get')).toEqual(['reportId']);
+		expect(names('report', 'delete')).toEqual(['reportId']);
+		expect(names('report', 'update')).toEqual(['reportId', 'updateFields']);
+		expect(names('report', 'getAll')).toEqual(['filters', 'limit', 'options', 'returnAll']);
+		expect(names('project', 'getAll')).toEqual(['filters', 'limit', 'options', 'returnAll']);
+		expect(names('project', 'delete')).toEqual(['projectName']);
+	});
+
+	it('creates reports with privacy 0 Public, 1 Private, 2 Password (default 0) and asks a password only for 2', () => {
+		const privacy = property('report', 'create', 'privacy');
+		expect(namesAndValues(privacy)).toEqual([
+			['Public', 0],
+			['Private', 1],
+			['Password', 2],
+		]);
+		expect(privacy.default).toBe(0);
+		const password = property('report', 'create', 'password');
+		expect(password.displayOptions?.show?.privacy).toEqual([2]);
+		expect(password.required).toBe(true);
+		expect(password.typeOptions?.password).toBe(true);
+		expect(property('report', 'create', 'url').required).toBe(true);
+	});
+
+	it('updates privacy, password and re-analysis', () => {
+		const updateFields = property('report', 'update', 'updateFields');
+		expect((updateFields.options as INodeProperties[]).map((o) => o.name).sort()).toEqual([
+			'password',
+			'privacy',
+			'reanalyze',
+		]);
+		expect(values(nested(updateFields, 'privacy'))).toEqual([0, 1, 2]);
+		expect(nested(updateFields, 'reanalyze').type).toBe('boolean');
+	});
+
+	it('lists reports with the documented filters and options', () => {
+		const filters = property('report', 'getAll', 'filters');
+		expect((filters.options as INodeProperties[]).map((o) => o.name).sort()).toEqual([
+			'project',
+			'result',
+			'search',
+			'searchBy',
+		]);
+		expect(values(nested(filters, 'searchBy'))).toEqual(['url']);
+		expect(values(nested(filters, 'result'))).toEqual(['good', 'decent', 'bad']);
+		expect(nested(filters, 'project').typeOptions?.loadOptionsMethod).toBe('getProjects');
+		const options = property('report', 'getAll', 'options');
+		expect(namesAndValues(nested(options, 'sortBy'))).toEqual([
+			['Date Created', 'id'],
+			['Date Generated', 'generated_at'],
+			['URL', 'url'],
+			['Result', 'result'],
+		]);
+		expect(namesAndValues(nested(options, 'sort'))).toEqual([
+			['Descending', 'desc'],
+			['Ascending', 'asc'],
+		]);
+		expect(values(nested(options, 'perPage'))).toEqual([10, 25, 50, 100]);
+	});
+
+	it('lists projects with the documented filters and options, 10 per page by default', () => {
+		const filters = property('project', 'getAll', 'filters');
+		expect((filters.options as INodeProperties[]).map((o) => o.name).sort()).toEqual(['search', 'searchBy']);
+		expect(values(nested(filters, 'searchBy'))).toEqual(['project']);
+		const options = property('project', 'getAll', 'options');
+		expect(namesAndValues(nested(options, 'sortBy'))).toEqual([
+			['Date Created', 'created_at'],
+			['Name', 'project'],
+		]);
+		expect(values(nested(options, 'sort'))).toEqual(['desc', 'asc']);
+		expect(values(nested(options, 'perPage'))).toEqual([10, 25, 50, 100]);
+		expect(nested(options, 'perPage').default).toBe(10);
+	});
+
+	it('picks reports and projects from searchable lists or by typed id and name', () => {
+		for (const operation of ['get', 'update', 'delete']) {
+			const reportId = property('report', operation, 'reportId');
+			expect(reportId.type).toBe('resourceLocator');
+			expect(reportId.modes?.map((mode) => mode.name)).toEqual(['list', 'id']);
+			expect(reportId.modes?.[0].typeOptions?.searchListMethod).toBe('searchReports');
+		}
+		const projectName = property('project', 'delete', 'projectName');
+		expect(projectName.modes?.map((mode) => mode.name)).toEqual(['list', 'name']);
+		expect(projectName.modes?.[0].typeOptions?.searchListMethod).toBe('searchProjects');
+		expect(Object.keys(new PhpRank().methods.listSearch).sort()).toEqual(['searchProjects', 'searchReports']);
+	});
+
+	it('uses Return All and Limit on both lists', () => {
+		for (const resource of ['report', 'project']) {
+			expect(property(resource, 'getAll', 'returnAll').default).toBe(false);
+			const limit = property(resource, 'getAll', 'limit');
+			expect(limit.default).toBe(50);
+			expect(limit.displayOptions?.show?.returnAll).toEqual([false]);
+		}
+	});
+});

@@ -1,0 +1,52 @@
+import { NodeOperationError } from 'n8n-workflow';
+import type { ExecutionBaseError, IDataObject, INodeParameters } from 'n8n-workflow';
+import { startPhpRankServer } from '../../server';
+import type { PhpRankServer, PhpRankServerOptions, RecordedRequest } from '../../server';
+import { runNode } from '../harness';
+import type { RunNodeOptions, RunNodeResult } from '../harness';
+
+export type { PhpRankServer, RecordedRequest };
+
+export async function startServer(options: PhpRankServerOptions = {}): Promise<PhpRankServer> {
+	return await startPhpRankServer(options);
+}
+
+export function credentialsFor(server: PhpRankServer, overrides: IDataObject = {}) {
+	return { phpRankApi: { baseUrl: server.url, apiKey: server.apiKey, ...overrides } };
+}
+
+export async function runPhpRank(
+	server: PhpRankServer,
+	parameters: INodeParameters,
+	options: Omit<RunNodeOptions, 'parameters'> = {},
+): Promise<RunNodeResult> {
+	return await runNode({ credentials: credentialsFor(server), ...options, parameters });
+}
+
+export function apiRequests(server: PhpRankServer): RecordedRequest[] {
+	return server.requests.filter((request) => request.path.includes('/api/v1/'));
+}
+
+export function byId(value: string | number) {
+	return { __rl: true, mode: 'id', value };
+}
+
+export function fromList(value: string | number) {
+	return { __rl: true, mode: 'list', value };
+}
+
+export function byName(value: string) {
+	return { __rl: true, mode: 'name', value };
+}
+
+/**
+ * n8n's routing engine reports an item that failed before its request as a NodeApiError wrapping
+ * the NodeOperationError the node threw; Continue On Fail items carry the NodeOperationError itself.
+ */
+export function inputErrorOf(error: ExecutionBaseError | undefined): NodeOperationError {
+	const candidate = error instanceof NodeOperationError ? error : error?.cause;
+	if (!(candidate instanceof NodeOperationError)) {
+		throw new Error(`expected a NodeOperationError, got ${error?.constructor.name}: ${error?.message}`);
+	}
+	return candidate;
+}
