@@ -1,0 +1,226 @@
+/** The request pipeline: record, delay, faults, rate limit, routing, authentication, handler. */
+import { IncomingMessage, ServerResponse } from 'node:http';
+import { controlApi, ControlHandler } from './control';
+import { Settings } from './handlers/context';
+import { readBody, recordRequest, requestInput } from './incoming';
+import { FaultBook, faultAnswer } from './faults';
+import { RateLimiter } from './rateLimit';
+import { Answer, ApiError, errorBody, errorPage, expectsJson, html, htmlPage, json, Negotiation, renderError } from './responses';
+import { matchRoute } from './routes';
+import { freshProjectNames, seedReports } from './seed';
+import { PhpRankStore } from './store';
+import { PhpRankUser, RateLimitConfig, RecordedRequest, SeedOptions } from './types';
+
+export interface AppConfig {
+	basePath: string;
+	users: PhpRankUser[];
+	settings: Settings;
+	latencyMs: number;
+	rateLimit: RateLimitConfig | false;
+	/** host:port to build absolute URLs with when a request carries no Host header. */
+	fallbackHost: () => string;
+}
+
+const API_PREFIX = '/api/';
+const API_V1 = '/api/v1';
+const CONTROL_PREFIX = '/__sim';
+
+export function wait(ms: number): Promise<void> {
+	if (ms <= 0) return Promise.resolve();
+	// Unreferenced so a pending delay never keeps a finished test run alive.
+	return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
+function send(res: ServerResponse, record: RecordedRequest | undefined, answer: Answer, extraHeaders: Record<string, string> = {}): void {
+	if (res.destroyed || res.writableEnded) return;
+	if (record) record.status = answer.status;
+	res.writeHead(answer.status, {
+		...answer.headers,
+		...extraHeaders,
+		'Cache-Control': 'no-cache, private',
+		Connection: 'close',
+		'Content-Length': String(Buffer.byteLength(answer.body)),
+	});
+	res.end(answer.body);
+}
+
+/** What a request looks like from inside the application. */
+interface Exchange {
+	record: RecordedRequest;
+	/** Decoded path after basePath, or undefined when the request is outside the application. */
+	appPath?: string;
+	/** Raw path after basePath. */
+	rawAppPath?: string;
+	origin: string;
+	negotiation: Negotiation;
+}
+
+export class PhpRankApp {
+	readonly store: PhpRankStore;
+	readonly faults = new FaultBook();
+	readonly limiter: RateLimiter;
+	readonly requests: RecordedRequest[] = [];
+	private readonly control: ControlHandler;
+
+	constructor(private readonly config: AppConfig) {
+		this.store = new PhpRankStore(config.users);
+		this.limiter = new RateLimiter(config.rateLimit);
+		this.control = controlApi(this);
+	}
+
+	clearRequests(): void {
+		this.requests.length = 0;
+	}
+
+	reset(): void {
+		this.store.reset();
+		this.clearRequests();
+		this.faults.clear();
+		this.limiter.clear();
+	}
+
+	seedReports(count: number, options: SeedOptions = {}): number[] {
+		return seedReports(this.store, count, { userId: this.ownerFor(options.userId), projects: options.projects });
+	}
+
+	seedProjects(count: number, options: { userId?: number } = {}): string[] {
+		return this.seed({ projects: count }, options.userId);
+	}
+
+	/**
+	 * Seeds `reports` reports; with `projects`, spreads them over that many new projects, each holding
+	 * at least one. Returns the new project names.
+	 */
+	seed(counts: { reports?: number; projects?: number }, userId?: number): string[] {
+		const owner = this.ownerFor(userId);
+		const names = freshProjectNames(this.store, owner, counts.projects ?? 0);
+		seedReports(this.store, Math.max(counts.reports ?? 0, names.length), { userId: owner, projects: names });
+		return names;
+	}
+
+	handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+		let record: RecordedRequest | undefined;
+		try {
+			record = recordRequest(req, await readBody(req));
+			const exchange = this.exchange(record);
+			const controlPath = this.controlPath(exchange.appPath);
+			if (controlPath !== undefined) {
+				send(res, undefined, await this.control(record, controlPath));
+				return;
+			}
+			this.requests.push(record);
+			await wait(this.config.latencyMs);
+			if (await this.applyFault(exchange, req, res)) return;
+			await this.respond(exchange, res);
+		} catch {
+			send(res, record, json(500, errorBody(500)));
+		}
+	};
+
+	private ownerFor(userId: number | undefined): number {
+		const owner = userId ?? this.config.users[0].id;
+		if (!this.store.hasUser(owner)) throw new Error(`No user with id ${owner}`);
+		return owner;
+	}
+
+	/** The path after {basePath}/__sim, or undefined for everything else. */
+	private controlPath(appPath: string | undefined): string | undefined {
+		if (appPath !== CONTROL_PREFIX && !appPath?.startsWith(`${CONTROL_PREFIX}/`)) return undefined;
+		return appPath.slice(CONTROL_PREFIX.length) || '/';
+	}
+
+	private exchange(record: RecordedRequest): Exchange {
+		const origin = `http://${record.headers.host || this.config.fallbackHost()}`;
+		const base = this.config.basePath;
+		const inside = (path: string) => path === base || path.startsWith(`${base}/`);
+		return {
+			record,
+			appPath: inside(record.path) ? record.path.slice(base.length) || '/' : undefined,
+			rawAppPath: inside(record.rawPath) ? record.rawPath.slice(base.length) || '/' : undefined,
+			origin,
+			negotiation: { expectsJson: expectsJson(record.headers), baseUrl: `${origin}${base}`, referer: record.headers.referer },
+		};
+	}
+
+	/** Returns true when the fault answered (or dropped) the request itself. */
+	private async applyFault(exchange: Exchange, req: IncomingMessage, res: ServerResponse): Promise<boolean> {
+		const { record } = exchange;
+		const taken = this.faults.take({ method: record.method, path: exchange.appPath ?? record.path, query: record.query });
+		if (!taken) return false;
+		const { fault } = taken;
+		record.fault = { id: taken.id, kind: fault.kind };
+		if (fault.kind === 'delay') {
+			await wait(fault.delayMs);
+			return false;
+		}
+		if (fault.kind === 'drop') {
+			req.socket.destroy();
+			return true;
+		}
+		send(res, record, faultAnswer(fault, exchange.negotiation.baseUrl));
+		return true;
+	}
+
+	private async respond(exchange: Exchange, res: ServerResponse): Promise<void> {
+		const { record, appPath, rawAppPath } = exchange;
+		if (appPath === undefined || rawAppPath === undefined || !appPath.startsWith(API_PREFIX)) {
+			send(res, record, this.webPage(exchange));
+			return;
+		}
+		const rate = this.limiter.hit(record.remoteAddress);
+		const rateHeaders = rate?.headers ?? {};
+		try {
+			if (rate && !rate.allowed) throw new ApiError(429, errorBody(429), rate.headers);
+			send(res, record, await this.api(exchange, rawAppPath), rateHeaders);
+		} catch (error) {
+			const failure = error instanceof ApiError ? error : new ApiError(500);
+			send(res, record, renderError(failure, exchange.negotiation), rateHeaders);
+		}
+	}
+
+	private async api(exchange: Exchange, rawAppPath: string): Promise<Answer> {
+		const { record } = exchange;
+		const match = rawAppPath.startsWith(`${API_V1}/`) ? matchRoute(record.method, rawAppPath.slice(API_V1.length)) : { kind: 'notFound' as const };
+		switch (match.kind) {
+			case 'notFound':
+				throw new ApiError(404);
+			case 'options':
+				return { status: 200, headers: { Allow: match.allow }, body: '' };
+			case 'wrongMethod':
+				throw new ApiError(
+					405,
+					{ message: `The ${record.method} method is not supported for this route. Supported methods: ${match.allow}.`, status: 405 },
+					{ Allow: match.allow },
+				);
+		}
+		const user = this.authenticate(record);
+		return match.handler({
+			user,
+			params: match.params,
+			input: requestInput(record),
+			pathUrl: `${exchange.origin}${record.rawPath.replace(/\/+$/, '')}`,
+			store: this.store,
+			settings: this.config.settings,
+			wait,
+		});
+	}
+
+	/** Laravel's bearerToken(): the text after the last "Bearer " (case-sensitive), up to a comma. */
+	private authenticate(record: RecordedRequest): PhpRankUser {
+		const header = record.headers.authorization ?? '';
+		const at = header.lastIndexOf('Bearer ');
+		const token = at < 0 ? '' : header.slice(at + 7).split(',')[0];
+		const user = token ? this.store.userByApiKey(token) : undefined;
+		if (!user) throw new ApiError(401);
+		return user;
+	}
+
+	/** The non-API part of the application: just enough for redirects to land somewhere real. */
+	private webPage(exchange: Exchange): Answer {
+		const { record, appPath } = exchange;
+		const pages: Record<string, [string, string]> = { '/': ['phpRank', 'SEO reports'], '/login': ['Login', 'Sign in to phpRank'] };
+		const page = appPath === undefined ? undefined : pages[appPath];
+		if (page && (record.method === 'GET' || record.method === 'HEAD')) return html(200, htmlPage(...page));
+		return exchange.negotiation.expectsJson ? json(404, errorBody(404)) : errorPage(404);
+	}
+}

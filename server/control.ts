@@ -1,0 +1,63 @@
+/** HTTP control API under {basePath}/__sim/, for demos and scripts driving the server from another process. */
+import type { PhpRankApp } from './app';
+import { faultFromJson } from './faults';
+import { Answer, json } from './responses';
+import { RateLimitConfig, RecordedRequest } from './types';
+
+function jsonBody(record: RecordedRequest): unknown {
+	if (!record.rawBody.trim()) return {};
+	return JSON.parse(record.rawBody);
+}
+
+function rateLimitFromJson(value: unknown): RateLimitConfig | false {
+	if (value === false || value === null) return false;
+	const config = value as Partial<RateLimitConfig> & { enabled?: boolean };
+	if (config.enabled === false) return false;
+	if (typeof config.maxAttempts !== 'number' || typeof config.decaySeconds !== 'number') {
+		throw new Error('A rate limit needs numeric "maxAttempts" and "decaySeconds", or false');
+	}
+	return { maxAttempts: config.maxAttempts, decaySeconds: config.decaySeconds, preciseRetryAfter: config.preciseRetryAfter === true };
+}
+
+export type ControlHandler = (record: RecordedRequest, path: string) => Promise<Answer>;
+
+const nonNegative = (value: unknown) => (typeof value === 'number' && value >= 0 ? Math.floor(value) : undefined);
+
+export function controlApi(app: PhpRankApp): ControlHandler {
+	const routes: Record<string, (record: RecordedRequest) => Answer> = {
+		'POST /reset': () => {
+			app.reset();
+			return json(200, { ok: true });
+		},
+		'POST /seed': (record) => {
+			const body = jsonBody(record) as Record<string, unknown>;
+			const userId = typeof body.userId === 'number' ? body.userId : undefined;
+			app.seed({ reports: nonNegative(body.reports), projects: nonNegative(body.projects) }, userId);
+			return json(200, { reports: app.store.allReports(userId).length, projects: app.store.allProjects(userId).length });
+		},
+		'POST /faults': (record) => json(201, app.faults.add(faultFromJson(jsonBody(record)))),
+		'DELETE /faults': () => {
+			app.faults.clear();
+			return json(200, { ok: true });
+		},
+		'GET /requests': () => json(200, app.requests),
+		'DELETE /requests': () => {
+			app.clearRequests();
+			return json(200, { ok: true });
+		},
+		'POST /rate-limit': (record) => {
+			app.limiter.configure(rateLimitFromJson(jsonBody(record)));
+			return json(200, { ok: true });
+		},
+	};
+
+	return async (record, path) => {
+		const route = routes[`${record.method} ${path.replace(/\/+$/, '')}`];
+		if (!route) return json(404, { error: `No control endpoint ${record.method} ${path}` });
+		try {
+			return route(record);
+		} catch (error) {
+			return json(400, { error: error instanceof Error ? error.message : String(error) });
+		}
+	};
+}

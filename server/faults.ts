@@ -1,0 +1,100 @@
+/** Injected misbehaviour: what proxies, broken installs and flaky networks do to phpRank's answers. */
+import { Answer, errorBody, html, htmlPage, json, redirect } from './responses';
+import { Fault, FaultAction, FaultKind, InjectedFault } from './types';
+
+interface ArmedFault {
+	id: number;
+	fault: Fault;
+	remaining: number;
+	skipLeft: number;
+}
+
+export interface FaultTarget {
+	method: string;
+	/** Decoded path after basePath. */
+	path: string;
+	query: Record<string, string>;
+}
+
+const FAULT_KINDS: FaultKind[] = ['status', 'html', 'empty', 'malformedJson', 'drop', 'delay', 'redirectLogin', 'redirect'];
+
+function matches(fault: Fault, target: FaultTarget): boolean {
+	if (fault.method && fault.method.toUpperCase() !== target.method) return false;
+	if (typeof fault.path === 'string' && fault.path !== target.path) return false;
+	if (fault.path instanceof RegExp) {
+		fault.path.lastIndex = 0;
+		if (!fault.path.test(target.path)) return false;
+	}
+	return Object.entries(fault.query ?? {}).every(([key, value]) => target.query[key] === value);
+}
+
+export class FaultBook {
+	private armed: ArmedFault[] = [];
+	private nextId = 1;
+
+	add(fault: Fault): InjectedFault {
+		if (!FAULT_KINDS.includes(fault.kind)) throw new Error(`Unknown fault kind "${String(fault.kind)}"`);
+		const id = this.nextId++;
+		this.armed.push({ id, fault, remaining: fault.times ?? 1, skipLeft: fault.skip ?? 0 });
+		return { id };
+	}
+
+	clear(): void {
+		this.armed = [];
+	}
+
+	/**
+	 * Faults are consulted in the order they were injected. A matching fault that still has requests
+	 * to let through counts this one and passes it on; the first armed match fires and ends the search.
+	 */
+	take(target: FaultTarget): { id: number; fault: Fault } | undefined {
+		for (const entry of this.armed) {
+			if (entry.remaining <= 0 || !matches(entry.fault, target)) continue;
+			if (entry.skipLeft > 0) {
+				entry.skipLeft--;
+				continue;
+			}
+			entry.remaining--;
+			return { id: entry.id, fault: entry.fault };
+		}
+		return undefined;
+	}
+}
+
+type AnsweringAction = Exclude<FaultAction, { kind: 'drop' } | { kind: 'delay' }>;
+
+/** The answer an answering fault sends in place of the real one. */
+export function faultAnswer(action: AnsweringAction, baseUrl: string): Answer {
+	switch (action.kind) {
+		case 'status': {
+			const { status, body = errorBody(status), headers = {} } = action;
+			if (typeof body === 'string') return { status, headers: { 'Content-Type': 'text/plain; charset=UTF-8', ...headers }, body };
+			return json(status, body, headers);
+		}
+		case 'html':
+			return html(action.status ?? 200, action.html ?? htmlPage('Service Unavailable', 'The site is temporarily unavailable.'), action.headers);
+		case 'empty':
+			return { status: action.status ?? 200, headers: action.headers ?? {}, body: '' };
+		case 'malformedJson':
+			return { status: action.status ?? 200, headers: { 'Content-Type': 'application/json' }, body: '{"data": [' };
+		case 'redirectLogin':
+			return redirect(`${baseUrl}/login`);
+		case 'redirect':
+			return redirect(action.location, action.status ?? 302);
+	}
+}
+
+/** A fault as the control API receives it: JSON, with a RegExp path given as `pathPattern`. */
+export function faultFromJson(value: unknown): Fault {
+	if (!value || typeof value !== 'object') throw new Error('A fault must be a JSON object');
+	const { pathPattern, pathFlags, times, ...rest } = value as Record<string, unknown>;
+	const fault = { ...rest } as unknown as Fault;
+	if (typeof pathPattern === 'string') fault.path = new RegExp(pathPattern, typeof pathFlags === 'string' ? pathFlags : '');
+	if (times === 'Infinity' || times === null) fault.times = Infinity;
+	else if (typeof times === 'number') fault.times = times;
+	if (!FAULT_KINDS.includes(fault.kind)) throw new Error(`Unknown fault kind "${String(fault.kind)}"`);
+	if (fault.kind === 'status' && typeof fault.status !== 'number') throw new Error('A status fault needs a numeric "status"');
+	if (fault.kind === 'delay' && typeof fault.delayMs !== 'number') throw new Error('A delay fault needs a numeric "delayMs"');
+	if (fault.kind === 'redirect' && typeof fault.location !== 'string') throw new Error('A redirect fault needs a "location"');
+	return fault;
+}

@@ -1,0 +1,153 @@
+/** Public types of the phpRank-compatible server. */
+
+export interface PhpRankUser {
+	id: number;
+	name: string;
+	email: string;
+	/** The 60-character token a phpRank user copies from the account's API page. */
+	apiKey: string;
+	/** ISO date; defaults to a fixed date so answers stay deterministic. */
+	createdAt?: string;
+}
+
+export interface RateLimitConfig {
+	maxAttempts: number;
+	/** Length of the fixed window; may be fractional so tests can compress time. */
+	decaySeconds: number;
+	/** Report Retry-After / X-RateLimit-Reset as decimal seconds (ms precision) instead of whole seconds. */
+	preciseRetryAfter?: boolean;
+}
+
+export interface SeedOptions {
+	/** Owner of the seeded reports (default: the first user). */
+	userId?: number;
+	/** Project (host) names to spread the reports over, round-robin. */
+	projects?: string[];
+}
+
+export interface PhpRankServerOptions {
+	port?: number;
+	host?: string;
+	/** Sub-folder the application is mounted under, e.g. '/phprank'. */
+	basePath?: string;
+	users?: PhpRankUser[];
+	/** Number of reports to seed for the first user at start-up. */
+	seedReports?: number;
+	/** Number of distinct projects to seed; combined with seedReports the reports are spread over them. */
+	seedProjects?: number;
+	rateLimit?: RateLimitConfig | false;
+	/** Fixed delay before every answer. */
+	latencyMs?: number;
+	/** Extra delay for create and re-analysis, which real servers do synchronously. */
+	analysisMs?: number;
+	/** phpRank 1.2–1.8 also deletes the report whose id equals the deleted project's report count. */
+	projectDeleteHazard?: boolean;
+	/** Plan quota; create answers 422 beyond it. */
+	maxReportsPerUser?: number;
+}
+
+export type FaultKind = 'status' | 'html' | 'empty' | 'malformedJson' | 'drop' | 'delay' | 'redirectLogin' | 'redirect';
+
+export interface FaultMatch {
+	/** HTTP method, case-insensitive. */
+	method?: string;
+	/** Exact path or pattern, matched against the decoded path after basePath (e.g. '/api/v1/reports'). */
+	path?: string | RegExp;
+	/** Every listed query parameter must be present with this value. */
+	query?: Record<string, string>;
+	/** How many matching requests the fault answers (default 1; Infinity allowed). */
+	times?: number;
+	/** Let the first N matching requests through before firing. */
+	skip?: number;
+}
+
+export type FaultAction =
+	| { kind: 'status'; status: number; body?: unknown; headers?: Record<string, string> }
+	| { kind: 'html'; status?: number; html?: string; headers?: Record<string, string> }
+	| { kind: 'empty'; status?: number; headers?: Record<string, string> }
+	| { kind: 'malformedJson'; status?: number }
+	| { kind: 'drop' }
+	| { kind: 'delay'; delayMs: number }
+	| { kind: 'redirectLogin' }
+	| { kind: 'redirect'; location: string; status?: 301 | 302 | 303 | 307 | 308 };
+
+export type Fault = FaultMatch & FaultAction;
+
+export interface RecordedRequest {
+	method: string;
+	/** Decoded pathname as received (including basePath). */
+	path: string;
+	/** Pathname exactly as on the wire, still percent-encoded. */
+	rawPath: string;
+	/** Query parameters; a repeated key keeps its last value, as PHP does. */
+	query: Record<string, string>;
+	/** Query string as on the wire, without '?'. */
+	rawQuery: string;
+	/** Lower-cased names; repeated headers joined with ', '. */
+	headers: Record<string, string>;
+	rawBody: string;
+	/** Parsed form-urlencoded, multipart or JSON body ({} when absent or unparsable). */
+	body: Record<string, unknown>;
+	/** Arrival time, epoch milliseconds. */
+	time: number;
+	remoteAddress: string;
+	/** Status of the answer once sent (absent when the connection was dropped). */
+	status?: number;
+	/** The injected fault that answered this request, if any. */
+	fault?: { id: number; kind: FaultKind };
+}
+
+/** A report as stored, for asserting on server state. */
+export interface ReportState {
+	id: number;
+	userId: number;
+	/** Normalised URL as the API shows it. */
+	url: string;
+	/** The absolute URL that was analysed. */
+	targetUrl: string;
+	project: string;
+	/** Unrounded score of the latest analysis. */
+	score: number;
+	/** Stored integer score, as reads return it. */
+	result: number;
+	privacy: number;
+	password: string | null;
+	generatedAt: string;
+	createdAt: string;
+	updatedAt: string;
+}
+
+export interface ProjectState {
+	userId: number;
+	project: string;
+	reports: number;
+	/** Sum of the reports' integer scores. */
+	result: number;
+	createdAt: string;
+}
+
+export interface InjectedFault {
+	id: number;
+}
+
+export interface PhpRankServer {
+	/** Base URL including basePath, e.g. http://127.0.0.1:40123/phprank */
+	readonly url: string;
+	readonly port: number;
+	/** API key of the first (default) user. */
+	readonly apiKey: string;
+	/** Every request received (except control-API calls), in order. */
+	readonly requests: RecordedRequest[];
+	clearRequests(): void;
+	/** Wipes reports, projects, recorded requests, faults and rate-limit counters. */
+	reset(): void;
+	seedReports(count: number, options?: SeedOptions): number[];
+	/** Creates `count` distinct projects, each with one report; returns their names. */
+	seedProjects(count: number, options?: { userId?: number }): string[];
+	reports(userId?: number): ReportState[];
+	projects(userId?: number): ProjectState[];
+	injectFault(fault: Fault): InjectedFault;
+	clearFaults(): void;
+	setRateLimit(config: RateLimitConfig | false): void;
+	close(): Promise<void>;
+}

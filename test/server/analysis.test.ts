@@ -1,0 +1,108 @@
+import { CHECK_NAMES, describePage, scorePage } from '../../server/analysis';
+import { parseReportTarget } from '../../server/reportUrl';
+import { startPhpRankServer } from '../../server';
+
+describe('fake page analysis', () => {
+	it('runs about 33 checks, including the well-known ones', () => {
+		expect(CHECK_NAMES).toHaveLength(33);
+		expect(CHECK_NAMES).toEqual(expect.arrayContaining(['title', 'meta_description', 'headings', 'load_time', 'https_encryption', 'sitemap', '404_page']));
+	});
+
+	it('gives each check passed, importance, value and errors only when failing', () => {
+		const results = describePage('https://example.com/blog/post');
+		expect(Object.keys(results)).toEqual(CHECK_NAMES);
+		for (const check of Object.values(results)) {
+			expect(typeof check.passed).toBe('boolean');
+			expect(['high', 'medium', 'low']).toContain(check.importance);
+			expect(check).toHaveProperty('value');
+			if (check.passed) expect(check.errors).toBeUndefined();
+			else expect(check.errors).toEqual(expect.any(Object));
+		}
+	});
+
+	it('weighs several kilobytes per report', () => {
+		expect(JSON.stringify(describePage('https://example.com/')).length).toBeGreaterThan(2000);
+	});
+
+	it('is deterministic and differs between URLs', () => {
+		expect(describePage('https://example.com/a')).toEqual(describePage('https://example.com/a'));
+		expect(scorePage('https://example.com/a')).toBe(scorePage('https://example.com/a'));
+		const scores = new Set(Array.from({ length: 50 }, (_, i) => scorePage(`https://example.com/${i}`)));
+		expect(scores.size).toBeGreaterThan(10);
+	});
+
+	it('scores passed weight over total weight, unrounded', () => {
+		const weights = { high: 3, medium: 2, low: 1 };
+		for (const url of ['https://example.com/x', 'http://shop.example.org/', 'https://blog.example.net/a/b']) {
+			const checks = Object.values(describePage(url));
+			const total = checks.reduce((sum, check) => sum + weights[check.importance], 0);
+			const passed = checks.reduce((sum, check) => sum + (check.passed ? weights[check.importance] : 0), 0);
+			expect(scorePage(url)).toBe((passed / total) * 100);
+		}
+	});
+
+	it('spreads scores over good, decent and bad', () => {
+		const bands = { good: 0, decent: 0, bad: 0 };
+		for (let i = 0; i < 300; i++) {
+			const score = Math.round(scorePage(`https://site${i}.example.com/`));
+			bands[score > 79 ? 'good' : score >= 49 ? 'decent' : 'bad']++;
+		}
+		expect(bands.good).toBeGreaterThan(30);
+		expect(bands.decent).toBeGreaterThan(30);
+		expect(bands.bad).toBeGreaterThan(30);
+	});
+});
+
+describe('report URLs', () => {
+	it.each([
+		['https://www.example.com/', 'example.com', 'example.com'],
+		['http://Example.COM', 'example.com', 'example.com'],
+		['https://www.example.com/blog/', 'example.com/blog/', 'example.com'],
+		['https://shop.example.org/a?b=1#c', 'shop.example.org/a?b=1', 'shop.example.org'],
+		['https://example.com:8443/x', 'example.com:8443/x', 'example.com'],
+	])('normalises %s to %s in project %s', (input, url, project) => {
+		expect(parseReportTarget(input)).toMatchObject({ url, project });
+	});
+
+	it.each(['example.com', 'ftp://example.com', 'https://', 'http:example.com', 'javascript:alert(1)', 42, null])('rejects %p', (input) => {
+		expect(parseReportTarget(input)).toBeUndefined();
+	});
+});
+
+describe('seeding', () => {
+	it('gives the same reports on every fresh server, with increasing ids and dates and varied privacy', async () => {
+		const first = await startPhpRankServer({ seedReports: 50 });
+		const second = await startPhpRankServer({ seedReports: 50 });
+		try {
+			const reports = first.reports();
+			expect(second.reports()).toEqual(reports);
+			expect(reports.map((r) => r.id)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
+			for (let i = 1; i < reports.length; i++) expect(reports[i].createdAt > reports[i - 1].createdAt).toBe(true);
+			expect(new Set(reports.map((r) => r.project)).size).toBeGreaterThanOrEqual(5);
+			expect(new Set(reports.map((r) => r.privacy))).toEqual(new Set([0, 1, 2]));
+			expect(reports.filter((r) => r.privacy === 2).every((r) => r.password !== null)).toBe(true);
+		} finally {
+			await first.close();
+			await second.close();
+		}
+	});
+
+	it('seeds onto given projects and continues after existing reports', async () => {
+		const server = await startPhpRankServer();
+		try {
+			const ids = server.seedReports(4, { projects: ['a.example', 'b.example'] });
+			expect(ids).toEqual([1, 2, 3, 4]);
+			expect(server.projects().map((p) => [p.project, p.reports])).toEqual([
+				['a.example', 2],
+				['b.example', 2],
+			]);
+			const later = server.seedReports(1);
+			expect(later).toEqual([5]);
+			const all = server.reports();
+			expect(all[4].createdAt > all[3].createdAt).toBe(true);
+			expect(() => server.seedReports(1, { userId: 42 })).toThrow('No user with id 42');
+		} finally {
+			await server.close();
+		}
+	});
+});

@@ -1,0 +1,43 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { request } from 'undici';
+
+const ROOT = join(__dirname, '..', '..');
+
+async function startCli(args: string[]): Promise<{ child: ChildProcess; url: string; apiKey: string }> {
+	const child = spawn(process.execPath, [join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(ROOT, 'server', 'cli.ts'), ...args], {
+		cwd: ROOT,
+		stdio: ['ignore', 'pipe', 'inherit'],
+	});
+	const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+	const [line] = (await once(lines, 'line')) as [string];
+	lines.close();
+	return { child, ...JSON.parse(line) };
+}
+
+describe('standalone server', () => {
+	it('prints its URL and key as one JSON line, serves the options given and stops on SIGTERM', async () => {
+		const { child, url, apiKey } = await startCli(['--port', '0', '--seed-reports', '25', '--rate-limit', '60', '--latency', '5', '--base-path', '/phprank']);
+		try {
+			expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/phprank$/);
+			expect(apiKey).toHaveLength(60);
+			const reply = await request(`${url}/api/v1/reports`, { headers: { accept: 'application/json', authorization: `Bearer ${apiKey}` } });
+			expect(reply.statusCode).toBe(200);
+			expect(reply.headers['x-ratelimit-limit']).toBe('60');
+			expect(((await reply.body.json()) as { meta: { total: number } }).meta.total).toBe(25);
+		} finally {
+			child.kill('SIGTERM');
+		}
+		const [code] = await once(child, 'exit');
+		expect(code).toBe(0);
+	}, 30000);
+
+	it('takes the API key from --api-key', async () => {
+		const { child, apiKey } = await startCli(['--api-key', 'k'.repeat(60)]);
+		child.kill('SIGINT');
+		await once(child, 'exit');
+		expect(apiKey).toBe('k'.repeat(60));
+	}, 30000);
+});
