@@ -29,6 +29,15 @@ export interface PageEnvelope {
 const WRONG_ADDRESS_HINT =
 	'Check the Base URL in the phpRank credential: it must be the address of your phpRank installation, e.g. https://seo.example.com or https://example.com/phprank.';
 
+const SERVER_FAULT_HINT =
+	'This is a fault on the phpRank server or a proxy in front of it; try again later or check its logs.';
+
+function describeBody(body: unknown): string {
+	if (body === undefined || body === null || body === '') return 'an empty body';
+	if (typeof body === 'string' && /<html|<!doctype/i.test(body)) return 'an HTML page';
+	return 'an answer that is not JSON';
+}
+
 function serverMessage(body: unknown): string | undefined {
 	if (body && typeof body === 'object' && typeof (body as IDataObject).message === 'string') {
 		return (body as IDataObject).message as string;
@@ -84,11 +93,16 @@ function describeFailure(context: ResponseContext, response: IN8nHttpFullRespons
 		};
 	}
 	if (!isJsonObject(body)) {
-		const kind = typeof body === 'string' && /<html|<!doctype/i.test(body) ? 'an HTML page' : 'an answer that is not JSON';
-		return {
-			message: `phpRank answered ${statusCode} with ${kind} instead of JSON`,
-			description: `The base URL probably points at the wrong place. ${WRONG_ADDRESS_HINT}`,
-		};
+		const kind = describeBody(body);
+		return statusCode >= 500
+			? {
+					message: `phpRank failed to process the request (${statusCode}) and answered with ${kind}`,
+					description: SERVER_FAULT_HINT,
+				}
+			: {
+					message: `phpRank answered ${statusCode} with ${kind} instead of JSON`,
+					description: `The base URL probably points at the wrong place. ${WRONG_ADDRESS_HINT}`,
+				};
 	}
 	switch (statusCode) {
 		case 401:
@@ -124,7 +138,7 @@ function describeFailure(context: ResponseContext, response: IN8nHttpFullRespons
 			return statusCode >= 500
 				? {
 						message: `phpRank failed to process the request (${statusCode}): ${said ?? 'no message'}`,
-						description: 'This is a fault on the phpRank server; try again later or check its logs.',
+						description: SERVER_FAULT_HINT,
 					}
 				: {
 						message: `phpRank answered ${statusCode}: ${said ?? 'no message'}`,
