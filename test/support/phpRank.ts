@@ -17,10 +17,10 @@ export function credentialsFor(server: PhpRankServer, overrides: IDataObject = {
 
 export async function runPhpRank(
 	server: PhpRankServer,
-	parameters: INodeParameters,
+	parameters: Record<string, unknown>,
 	options: Omit<RunNodeOptions, 'parameters'> = {},
 ): Promise<RunNodeResult> {
-	return await runNode({ credentials: credentialsFor(server), ...options, parameters });
+	return await runNode({ credentials: credentialsFor(server), ...options, parameters: parameters as INodeParameters });
 }
 
 export function apiRequests(server: PhpRankServer): RecordedRequest[] {

@@ -1,4 +1,4 @@
-import type { IDataObject } from 'n8n-workflow';
+import type { IDataObject, IPairedItemData } from 'n8n-workflow';
 import { apiRequests, inputErrorOf, runPhpRank, startServer } from '../../../../support/phpRank';
 import type { PhpRankServer } from '../../../../support/phpRank';
 
@@ -30,7 +30,7 @@ describe('Report > Get Many: Return All', () => {
 		expect(new Set(items.map((item) => item.json.id)).size).toBe(count);
 		expect(pagesAsked()).toEqual(Array.from({ length: requests }, (_, index) => ['100', String(index + 1)]));
 		expect(items.every((item) => ['good', 'decent', 'bad'].includes(item.json.grade as string))).toBe(true);
-		expect(items.every((item) => (item.pairedItem as IDataObject).item === 0)).toBe(true);
+		expect(items.every((item) => (item.pairedItem as IPairedItemData).item === 0)).toBe(true);
 	});
 
 	it('reads at the page size the user chose', async () => {
@@ -168,7 +168,7 @@ describe('Report > Get Many: filters and options', () => {
 			'blog.example.net',
 			'example.com',
 		]);
-		expect(items.map((item) => [item.json.project, (item.pairedItem as IDataObject).item])).toEqual([
+		expect(items.map((item) => [item.json.project, (item.pairedItem as IPairedItemData).item])).toEqual([
 			...Array(5).fill(['example.com', 0]),
 			...Array(5).fill(['blog.example.net', 1]),
 		]);
