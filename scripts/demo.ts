@@ -1,0 +1,107 @@
+/**
+ * `npm run demo`: runs examples/spreadsheet-to-seo-reports-offline.json in n8n's execution engine
+ * against the bundled phpRank-compatible server and prints what it did, row by row. Offline: no
+ * build step, no n8n instance, no network beyond 127.0.0.1.
+ */
+import path from 'node:path';
+
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+
+import { startPhpRankServer } from '../server';
+import { runWorkflow } from '../test/harness';
+import { allowExampleFiles, EXAMPLES_DIR, loadExampleWorkflow, REPOSITORY_ROOT, sourceIndex } from './exampleWorkflow';
+
+const WORKFLOW_FILE = 'spreadsheet-to-seo-reports-offline.json';
+const ROWS_NODE = 'Extract rows';
+const REPORT_NODE = 'Create SEO report';
+const ALERT_NODE = 'Build alert message';
+
+interface RowOutcome {
+	url: string;
+	owner: string;
+	report?: IDataObject;
+	error?: string;
+}
+
+/** The spreadsheet rows, each with the report created for it or the error it failed with. */
+function outcomes(rows: INodeExecutionData[], reports: INodeExecutionData[], failures: INodeExecutionData[]): RowOutcome[] {
+	const byRow: RowOutcome[] = rows.map(({ json }) => ({ url: String(json.url ?? ''), owner: String(json.owner ?? '') }));
+	const rowOf = (item: INodeExecutionData): RowOutcome => {
+		// Items on the error output carry the failed item's index on the error, not always as pairedItem.
+		const index = sourceIndex(item) ?? (item.error?.context?.itemIndex as number | undefined);
+		const row = index === undefined ? undefined : byRow[index];
+		if (!row) throw new Error(`"${REPORT_NODE}" emitted an item that matches no spreadsheet row`);
+		return row;
+	};
+	for (const item of reports) rowOf(item).report = item.json;
+	for (const item of failures) rowOf(item).error = String(item.json.error ?? item.error?.message ?? 'unknown error');
+	return byRow;
+}
+
+function table(header: string[], lines: string[][], rightAligned: number[]): string {
+	const widths = header.map((title, column) => Math.max(title.length, ...lines.map((line) => line[column].length)));
+	const render = (cells: string[]) =>
+		cells
+			.map((cell, column) =>
+				column === cells.length - 1 ? cell : rightAligned.includes(column) ? cell.padStart(widths[column]) : cell.padEnd(widths[column]),
+			)
+			.join('  ')
+			.trimEnd();
+	return [header, ...lines].map(render).join('\n');
+}
+
+async function main(): Promise<void> {
+	allowExampleFiles();
+	const server = await startPhpRankServer({ host: '127.0.0.1', port: 0 });
+	try {
+		const workflowPath = path.relative(REPOSITORY_ROOT, path.join(EXAMPLES_DIR, WORKFLOW_FILE));
+		console.log(`Running ${workflowPath} in n8n's engine against the bundled phpRank server at ${server.url}\n`);
+
+		const result = await runWorkflow(loadExampleWorkflow(WORKFLOW_FILE), {
+			credentials: { phpRankApi: { baseUrl: server.url, apiKey: server.apiKey } },
+		});
+		if (result.error) {
+			const failedNode = result.run.data.resultData.lastNodeExecuted ?? 'a node';
+			throw new Error(`the workflow stopped at "${failedNode}": ${result.error.message}`);
+		}
+
+		const rows = outcomes(result.output(ROWS_NODE), result.output(REPORT_NODE, 0), result.output(REPORT_NODE, 1));
+		if (rows.length === 0) throw new Error(`"${ROWS_NODE}" read no rows from the spreadsheet`);
+		const unanswered = rows.findIndex((row) => !row.report && !row.error);
+		if (unanswered !== -1) throw new Error(`row ${unanswered + 1} (${rows[unanswered].url}) got neither a report nor an error`);
+
+		console.log(
+			table(
+				['#', 'URL', 'Owner', 'Score', 'Grade', 'Report'],
+				rows.map(({ url, owner, report, error }, index) => [
+					String(index + 1),
+					url,
+					owner,
+					report ? Number(report.result).toFixed(1) : '-',
+					report ? String(report.grade) : 'failed',
+					report ? `#${String(report.id)}` : `error: ${error}`,
+				]),
+				[0, 3],
+			),
+		);
+
+		const alerts = result.output(ALERT_NODE).map(({ json }) => String(json.text));
+		console.log(`\nBad grades (${alerts.length}):`);
+		console.log(alerts.length ? alerts.map((text) => `  ${text}`).join('\n') : '  none');
+
+		const created = rows.filter((row) => row.report).length;
+		const failed = rows.filter((row) => row.error).length;
+		const bad = rows.filter((row) => row.report?.grade === 'bad').length;
+		console.log(
+			`\n${rows.length} rows, ${created} reports created, ${bad} bad, ${failed} failed; ` +
+				`the server received ${server.requests.length} API requests.`,
+		);
+	} finally {
+		await server.close();
+	}
+}
+
+main().catch((error: unknown) => {
+	console.error(`\nDemo failed: ${error instanceof Error ? error.message : String(error)}`);
+	process.exit(1);
+});

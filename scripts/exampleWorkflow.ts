@@ -1,0 +1,48 @@
+/**
+ * Loads the example workflows in `examples/` for running them in n8n's engine (the demo and the
+ * tests), the way n8n would run them when started from the repository folder.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+
+import type { INodeExecutionData } from 'n8n-workflow';
+
+import type { WorkflowFixture } from '../test/harness';
+
+export const REPOSITORY_ROOT = path.resolve(__dirname, '..');
+export const EXAMPLES_DIR = path.join(REPOSITORY_ROOT, 'examples');
+
+const FILE_ACCESS_ENV = 'N8N_RESTRICT_FILE_ACCESS_TO';
+
+/**
+ * Lets the file nodes read the examples folder. Must run before the first workflow run: n8n reads
+ * the setting once, and the harness only fills in its own folders when nothing is set yet. An
+ * existing setting (e.g. from the shell) is kept and extended.
+ */
+export function allowExampleFiles(): void {
+	const allowed = (process.env[FILE_ACCESS_ENV] ?? '').split(';').filter(Boolean);
+	if (!allowed.includes(EXAMPLES_DIR)) process.env[FILE_ACCESS_ENV] = [...allowed, EXAMPLES_DIR].join(';');
+}
+
+/**
+ * The workflow exported in `examples/<fileName>`. The file keeps repository-relative file paths,
+ * which n8n resolves against the folder it was started from; here they are made absolute so that
+ * the run does not depend on the current folder.
+ */
+export function loadExampleWorkflow(fileName: string): WorkflowFixture {
+	const workflow = JSON.parse(readFileSync(path.join(EXAMPLES_DIR, fileName), 'utf8')) as WorkflowFixture;
+	for (const node of workflow.nodes) {
+		const selector = node.parameters.fileSelector;
+		if (node.type === 'n8n-nodes-base.readWriteFile' && typeof selector === 'string' && !path.isAbsolute(selector)) {
+			// fast-glob wants forward slashes, on Windows too.
+			node.parameters.fileSelector = path.join(REPOSITORY_ROOT, selector).split(path.sep).join('/');
+		}
+	}
+	return workflow;
+}
+
+/** Index of the input item an output item came from. */
+export function sourceIndex(item: INodeExecutionData): number | undefined {
+	const paired = Array.isArray(item.pairedItem) ? item.pairedItem[0] : item.pairedItem;
+	return typeof paired === 'number' ? paired : paired?.item;
+}
