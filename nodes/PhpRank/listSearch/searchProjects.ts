@@ -17,6 +17,6 @@ export async function searchProjects(
 	})) as IDataObject & PageEnvelope;
 	return {
 		results: (body.data ?? []).map((project) => ({ name: String(project.project), value: String(project.project) })),
-		paginationToken: body.meta && body.meta.current_page < body.meta.last_page ? String(page + 1) : undefined,
+		paginationToken: body.meta && page < body.meta.last_page ? String(page + 1) : undefined,
 	};
 }

@@ -18,6 +18,6 @@ export async function searchReports(
 			name: `${String(report.url)} (#${String(report.id)})`,
 			value: String(report.id),
 		})),
-		paginationToken: body.meta && body.meta.current_page < body.meta.last_page ? String(page + 1) : undefined,
+		paginationToken: body.meta && page < body.meta.last_page ? String(page + 1) : undefined,
 	};
 }
