@@ -4,6 +4,7 @@ export { runNode, runWorkflow, producedText, TRIGGER_NODE_NAME, NODE_UNDER_TEST_
 export type { RunNodeOptions, RunNodeResult, RunOptions, RunResult, WorkflowFixture } from './run';
 export { runTool, AGENT_NODE_NAME } from './tool';
 export type { RunToolOptions, RunToolResult } from './tool';
+export { loadOptions, LOAD_OPTIONS_NODE_NAME, type ListSearchOptions, type LoadOptionsMethodOptions, type LoadOptionsOptions } from './loadOptions';
 export { testCredential } from './credentialTest';
 export type { CredentialTestOptions } from './credentialTest';
 export { HarnessCredentialsHelper, HarnessCredentialTypes } from './credentials';
