@@ -11,6 +11,23 @@ export async function startServer(options: PhpRankServerOptions = {}): Promise<P
 	return await startPhpRankServer(options);
 }
 
+/** One server for the test file, wiped (and prepared again) before each test. */
+export function useServer(
+	options: PhpRankServerOptions = {},
+	prepare: (server: PhpRankServer) => void = () => {},
+): () => PhpRankServer {
+	let server: PhpRankServer | undefined;
+	beforeAll(async () => {
+		server = await startServer(options);
+	});
+	afterAll(async () => await server?.close());
+	beforeEach(() => {
+		server!.reset();
+		prepare(server!);
+	});
+	return () => server!;
+}
+
 export function credentialsFor(server: PhpRankServer, overrides: IDataObject = {}) {
 	return { phpRankApi: { baseUrl: server.url, apiKey: server.apiKey, ...overrides } };
 }

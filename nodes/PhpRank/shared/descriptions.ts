@@ -81,7 +81,7 @@ export function passwordField(overrides: Partial<INodeProperties> = {}): INodePr
 	};
 }
 
-export function returnAllAndLimit(): INodeProperties[] {
+function returnAllAndLimit(): INodeProperties[] {
 	return [
 		{
 			displayName: 'Return All',
@@ -125,7 +125,7 @@ export function searchFields(searchByOptions: INodePropertyOptions[], searchWhat
 	];
 }
 
-export function sortOptions(sortByOptions: INodePropertyOptions[], defaultPageSize: number): INodeProperties[] {
+function sortOptions(sortByOptions: INodePropertyOptions[], defaultPageSize: number): INodeProperties[] {
 	const defaultSortBy = sortByOptions[0].value;
 	return [
 		{
@@ -152,6 +152,32 @@ export function sortOptions(sortByOptions: INodePropertyOptions[], defaultPageSi
 			default: defaultPageSize,
 			description: `How many records each request to phpRank asks for while returning all (${LARGEST_PAGE_SIZE} when not set). With a limit, the node picks the smallest page that holds it.`,
 			displayOptions: { show: { '/returnAll': [true] } },
+		},
+	];
+}
+
+export function getManyFields(
+	filters: INodeProperties[],
+	sortByOptions: INodePropertyOptions[],
+	defaultPageSize: number,
+): INodeProperties[] {
+	return [
+		...returnAllAndLimit(),
+		{
+			displayName: 'Filters',
+			name: 'filters',
+			type: 'collection',
+			placeholder: 'Add Filter',
+			default: {},
+			options: filters,
+		},
+		{
+			displayName: 'Options',
+			name: 'options',
+			type: 'collection',
+			placeholder: 'Add Option',
+			default: {},
+			options: sortOptions(sortByOptions, defaultPageSize),
 		},
 	];
 }

@@ -120,7 +120,10 @@ function describeFailure(context: ResponseContext, response: IN8nHttpFullRespons
 		case 404:
 			return {
 				message: `${subjectOf(context)} was not found (404)`,
-				description: said ?? 'Resource not found.',
+				description:
+					parameterOrNothing(context, 'operation') === 'getAll'
+						? `phpRank has no list at this address. ${WRONG_ADDRESS_HINT}`
+						: (said ?? 'Resource not found.'),
 			};
 		case 422:
 			return {

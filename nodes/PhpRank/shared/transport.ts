@@ -45,7 +45,13 @@ export async function getPage(
 		returnFullResponse: true,
 	})) as IN8nHttpFullResponse;
 	if (!isSuccess(response)) {
-		throw toApiError({ getNode: () => this.getNode(), getItemIndex: () => 0, getNodeParameter: () => '' }, response);
+		const listOf = { resource: path === '/reports' ? 'report' : 'project', operation: 'getAll' } as Record<string, string>;
+		const listContext = {
+			getNode: () => this.getNode(),
+			getItemIndex: () => 0,
+			getNodeParameter: (name: string) => listOf[name] ?? '',
+		};
+		throw toApiError(listContext as Parameters<typeof toApiError>[0], response);
 	}
 	return response.body as IDataObject;
 }

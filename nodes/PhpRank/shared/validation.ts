@@ -1,5 +1,6 @@
 import { NodeOperationError } from 'n8n-workflow';
 import type { IExecuteSingleFunctions, INodePropertyOptions } from 'n8n-workflow';
+import { SORT_ORDER_OPTIONS } from './values';
 
 type NodeContext = Pick<IExecuteSingleFunctions, 'getNode' | 'getItemIndex'>;
 
@@ -122,4 +123,16 @@ export function checkQuery(context: NodeContext, qs: Record<string, unknown>, ru
 		else if (typeof value === 'number') qs[key] = String(value);
 		else if (typeof value !== 'string') failInput(context, `${rule.field} must be text; got ${quoted(value)}`);
 	}
+}
+
+export function listQueryRules(
+	searchByOptions: INodePropertyOptions[],
+	sortByOptions: INodePropertyOptions[],
+): Record<string, QueryRule> {
+	return {
+		search: { field: 'Search' },
+		search_by: { field: 'Search By', options: searchByOptions },
+		sort_by: { field: 'Sort By', options: sortByOptions },
+		sort: { field: 'Sort Order', options: SORT_ORDER_OPTIONS },
+	};
 }

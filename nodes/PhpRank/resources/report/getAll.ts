@@ -1,58 +1,41 @@
 import type { IExecuteSingleFunctions, IHttpRequestOptions, INodeProperties } from 'n8n-workflow';
-import { returnAllAndLimit, searchFields, sortOptions } from '../../shared/descriptions';
+import { getManyFields, searchFields } from '../../shared/descriptions';
 import { updateDisplayOptions } from '../../shared/displayOptions';
-import { checkQuery } from '../../shared/validation';
+import { checkQuery, listQueryRules } from '../../shared/validation';
 import {
 	LARGEST_PAGE_SIZE,
 	REPORT_SEARCH_BY_OPTIONS,
 	REPORT_SORT_BY_OPTIONS,
 	RESULT_OPTIONS,
-	SORT_ORDER_OPTIONS,
 } from '../../shared/values';
 
 const showOnlyForReportGetMany = { resource: ['report'], operation: ['getAll'] };
 
-const properties: INodeProperties[] = [
-	...returnAllAndLimit(),
+const reportFilters: INodeProperties[] = [
+	...searchFields(REPORT_SEARCH_BY_OPTIONS, 'reports whose URL is'),
 	{
-		displayName: 'Filters',
-		name: 'filters',
-		type: 'collection',
-		placeholder: 'Add Filter',
-		default: {},
-		options: [
-			...searchFields(REPORT_SEARCH_BY_OPTIONS, 'reports whose URL is'),
-			{
-				displayName: 'Project Name or ID',
-				name: 'project',
-				type: 'options',
-				typeOptions: { loadOptionsMethod: 'getProjects' },
-				allowArbitraryValues: true,
-				default: '',
-				description:
-					'Only reports of this project (phpRank names a project after its host, e.g. example.com). Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
-				routing: { send: { type: 'query', property: 'project' } },
-			},
-			{
-				displayName: 'Result',
-				name: 'result',
-				type: 'options',
-				options: RESULT_OPTIONS,
-				default: 'bad',
-				description: 'Only reports with this result',
-				routing: { send: { type: 'query', property: 'result' } },
-			},
-		],
+		displayName: 'Project Name or ID',
+		name: 'project',
+		type: 'options',
+		typeOptions: { loadOptionsMethod: 'getProjects' },
+		allowArbitraryValues: true,
+		default: '',
+		description:
+			'Only reports of this project (phpRank names a project after its host, e.g. example.com). Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+		routing: { send: { type: 'query', property: 'project' } },
 	},
 	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: sortOptions(REPORT_SORT_BY_OPTIONS, LARGEST_PAGE_SIZE),
+		displayName: 'Result',
+		name: 'result',
+		type: 'options',
+		options: RESULT_OPTIONS,
+		default: 'bad',
+		description: 'Only reports with this result',
+		routing: { send: { type: 'query', property: 'result' } },
 	},
 ];
+
+const properties: INodeProperties[] = getManyFields(reportFilters, REPORT_SORT_BY_OPTIONS, LARGEST_PAGE_SIZE);
 
 export const reportGetManyDescription = updateDisplayOptions({ show: showOnlyForReportGetMany }, properties);
 
@@ -61,12 +44,9 @@ export async function validateReportListQuery(
 	requestOptions: IHttpRequestOptions,
 ): Promise<IHttpRequestOptions> {
 	checkQuery(this, requestOptions.qs ?? {}, {
-		search: { field: 'Search' },
-		search_by: { field: 'Search By', options: REPORT_SEARCH_BY_OPTIONS },
+		...listQueryRules(REPORT_SEARCH_BY_OPTIONS, REPORT_SORT_BY_OPTIONS),
 		project: { field: 'Project' },
 		result: { field: 'Result', options: RESULT_OPTIONS },
-		sort_by: { field: 'Sort By', options: REPORT_SORT_BY_OPTIONS },
-		sort: { field: 'Sort Order', options: SORT_ORDER_OPTIONS },
 	});
 	return requestOptions;
 }

@@ -185,6 +185,8 @@ describe('listSearch.searchReports', () => {
 
 			expect(error).toBeInstanceOf(NodeApiError);
 			expect((error as NodeApiError).httpCode).toBe('404');
+			expect((error as NodeApiError).message).toBe('The report list was not found (404)');
+			expect((error as NodeApiError).description).toMatch(/^phpRank has no list at this address\. Check the Base URL/);
 			expect(inSubFolder.requests.map((request) => [request.rawPath, request.status])).toEqual([['/api/v1/reports', 404]]);
 		});
 	});

@@ -1,26 +1,16 @@
 import { NodeApiError } from 'n8n-workflow';
 import type { Fault } from '../../../../server';
-import { apiRequests, byId, credentialsFor, runPhpRank, startServer } from '../../../support/phpRank';
-import type { PhpRankServer } from '../../../support/phpRank';
+import { apiRequests, byId, credentialsFor, runPhpRank, startServer, useServer } from '../../../support/phpRank';
 
-let server: PhpRankServer;
-
-beforeAll(async () => {
-	server = await startServer();
-});
-afterAll(async () => await server.close());
-beforeEach(() => {
-	server.reset();
-	server.seedReports(3);
-});
+const server = useServer({}, (phpRank) => phpRank.seedReports(3));
 
 const getReport = { resource: 'report', operation: 'get', reportId: byId('2') };
 const onReport2 = { path: '/api/v1/reports/2' };
 
 describe('phpRank error answers become errors a user can act on', () => {
 	it('says the key was refused on 401', async () => {
-		const { error } = await runPhpRank(server, getReport, {
-			credentials: credentialsFor(server, { apiKey: 'not-the-key' }),
+		const { error } = await runPhpRank(server(), getReport, {
+			credentials: credentialsFor(server(), { apiKey: 'not-the-key' }),
 		});
 
 		expect(error).toBeInstanceOf(NodeApiError);
@@ -47,20 +37,20 @@ describe('phpRank error answers become errors a user can act on', () => {
 		['a redirect to the login page', { ...onReport2, kind: 'redirectLogin' }, /^phpRank redirected to its login page \(302\)/],
 		['JSON without a record', { ...onReport2, kind: 'status', status: 200, body: { ok: true } }, /^phpRank answered with JSON that has no report in "data"$/],
 	])('explains %s', async (_, fault, message) => {
-		server.injectFault(fault);
+		server().injectFault(fault);
 
-		const { error } = await runPhpRank(server, getReport);
+		const { error } = await runPhpRank(server(), getReport);
 
 		expect(error).toBeInstanceOf(NodeApiError);
 		expect(error?.message).toMatch(message);
 		expect(error?.description).toEqual(expect.any(String));
-		expect(apiRequests(server)).toHaveLength(1);
+		expect(apiRequests(server())).toHaveLength(1);
 	});
 
 	it('points at the base URL when the answer is not phpRank\'s', async () => {
-		server.injectFault({ ...onReport2, kind: 'html', status: 200 });
+		server().injectFault({ ...onReport2, kind: 'html', status: 200 });
 
-		const { error } = await runPhpRank(server, getReport);
+		const { error } = await runPhpRank(server(), getReport);
 
 		expect(error?.description).toMatch(/base URL probably points at the wrong place/);
 	});
@@ -68,9 +58,9 @@ describe('phpRank error answers become errors a user can act on', () => {
 	it('does not follow a redirect, so the key goes nowhere else', async () => {
 		const elsewhere = await startServer();
 		try {
-			server.injectFault({ ...onReport2, kind: 'redirect', location: `${elsewhere.url}/api/v1/reports/2` });
+			server().injectFault({ ...onReport2, kind: 'redirect', location: `${elsewhere.url}/api/v1/reports/2` });
 
-			const { error } = await runPhpRank(server, getReport);
+			const { error } = await runPhpRank(server(), getReport);
 
 			expect(error?.message).toMatch(/^phpRank answered with a redirect \(302 to http:\/\/127\.0\.0\.1:\d+\/api\/v1\/reports\/2\)/);
 			expect(elsewhere.requests).toHaveLength(0);
@@ -80,9 +70,9 @@ describe('phpRank error answers become errors a user can act on', () => {
 	});
 
 	it('fails the item when the connection drops', async () => {
-		server.injectFault({ ...onReport2, kind: 'drop' });
+		server().injectFault({ ...onReport2, kind: 'drop' });
 
-		const { error, items } = await runPhpRank(server, getReport);
+		const { error, items } = await runPhpRank(server(), getReport);
 
 		expect(error).toBeInstanceOf(NodeApiError);
 		expect(error?.message).toEqual(expect.any(String));
@@ -90,21 +80,21 @@ describe('phpRank error answers become errors a user can act on', () => {
 	});
 
 	it('fails Return All as a whole when a later page fails, handing on no partial list', async () => {
-		server.seedReports(400);
-		server.injectFault({ path: '/api/v1/reports', query: { page: '3' }, kind: 'status', status: 500 });
+		server().seedReports(400);
+		server().injectFault({ path: '/api/v1/reports', query: { page: '3' }, kind: 'status', status: 500 });
 
-		const { error, items } = await runPhpRank(server, { resource: 'report', operation: 'getAll', returnAll: true });
+		const { error, items } = await runPhpRank(server(), { resource: 'report', operation: 'getAll', returnAll: true });
 
 		expect(error?.message).toMatch(/^phpRank failed to process the request \(500\)/);
 		expect(items).toHaveLength(0);
-		expect(apiRequests(server).map((request) => request.query.page)).toEqual(['1', '2', '3']);
+		expect(apiRequests(server()).map((request) => request.query.page)).toEqual(['1', '2', '3']);
 	});
 });
 
 describe('Continue On Fail', () => {
 	it('turns each failing item into an error item and goes on with the others', async () => {
 		const { items, error } = await runPhpRank(
-			server,
+			server(),
 			{ resource: 'report', operation: 'get', reportId: byId('={{ $json.id }}') },
 			{ continueOnFail: true, items: [{ id: 1 }, { id: 99 }, { id: 'x' }, { id: 3 }] },
 		);
@@ -115,9 +105,9 @@ describe('Continue On Fail', () => {
 		expect(items[1].json.error).toBe('Report 99 was not found (404)');
 		expect(items[2].json.error).toBe('Report ID must be a positive whole number; got "x"');
 		expect(items.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }, { item: 3 }]);
-		expect(apiRequests(server).map((request) => request.rawPath)).toEqual(
+		expect(apiRequests(server()).map((request) => request.rawPath)).toEqual(
 			expect.arrayContaining(['/api/v1/reports/1', '/api/v1/reports/99', '/api/v1/reports/3']),
 		);
-		expect(apiRequests(server)).toHaveLength(3);
+		expect(apiRequests(server())).toHaveLength(3);
 	});
 });

@@ -1,26 +1,19 @@
-import { apiRequests, inputErrorOf, runPhpRank, startServer } from '../../../../support/phpRank';
-import type { PhpRankServer } from '../../../../support/phpRank';
+import { apiRequests, inputErrorOf, runPhpRank, useServer } from '../../../../support/phpRank';
 
-let server: PhpRankServer;
-
-beforeAll(async () => {
-	server = await startServer();
-});
-afterAll(async () => await server.close());
-beforeEach(() => server.reset());
+const server = useServer();
 
 const getMany = (parameters: Record<string, unknown> = {}) => ({ resource: 'project', operation: 'getAll', ...parameters });
-const pagesAsked = () => apiRequests(server).map((request) => [request.query.per_page, request.query.page]);
+const pagesAsked = () => apiRequests(server()).map((request) => [request.query.per_page, request.query.page]);
 
 describe('Project > Get Many', () => {
 	it('reads all of 1,000 projects in 10 requests of 100, each project once', async () => {
-		const names = server.seedProjects(1000);
+		const names = server().seedProjects(1000);
 
-		const { items, error } = await runPhpRank(server, getMany({ returnAll: true }));
+		const { items, error } = await runPhpRank(server(), getMany({ returnAll: true }));
 
 		expect(error).toBeUndefined();
 		expect(pagesAsked()).toEqual(Array.from({ length: 10 }, (_, index) => ['100', String(index + 1)]));
-		expect(apiRequests(server).every((request) => request.path === '/api/v1/projects')).toBe(true);
+		expect(apiRequests(server()).every((request) => request.path === '/api/v1/projects')).toBe(true);
 		expect(items.map((item) => item.json.project).sort()).toEqual([...names].sort());
 		expect(items[0].json).toEqual(
 			expect.objectContaining({ project: expect.any(String), reports: 1, result: expect.any(String) }),
@@ -28,9 +21,9 @@ describe('Project > Get Many', () => {
 	});
 
 	it('reads at the page size the user chose', async () => {
-		server.seedProjects(25);
+		server().seedProjects(25);
 
-		const { items } = await runPhpRank(server, getMany({ returnAll: true, options: { perPage: 10 } }));
+		const { items } = await runPhpRank(server(), getMany({ returnAll: true, options: { perPage: 10 } }));
 
 		expect(items).toHaveLength(25);
 		expect(pagesAsked()).toEqual([
@@ -45,19 +38,19 @@ describe('Project > Get Many', () => {
 		[30, '50', 1],
 		[150, '100', 2],
 	])('limit %i asks for pages of %s in %i request(s)', async (limit, perPage, requests) => {
-		server.seedProjects(400);
+		server().seedProjects(400);
 
-		const { items } = await runPhpRank(server, getMany({ limit }));
+		const { items } = await runPhpRank(server(), getMany({ limit }));
 
 		expect(items).toHaveLength(limit);
 		expect(pagesAsked()).toEqual(Array.from({ length: requests }, (_, index) => [perPage, String(index + 1)]));
 	});
 
 	it('searches by name and sorts on the server', async () => {
-		server.seedReports(40, { projects: ['alpha.example.com', 'beta.example.com', 'gamma.example.org'] });
+		server().seedReports(40, { projects: ['alpha.example.com', 'beta.example.com', 'gamma.example.org'] });
 
 		const { items } = await runPhpRank(
-			server,
+			server(),
 			getMany({
 				returnAll: true,
 				filters: { search: 'example.com', searchBy: 'project' },
@@ -65,7 +58,7 @@ describe('Project > Get Many', () => {
 			}),
 		);
 
-		expect(apiRequests(server)[0].query).toMatchObject({
+		expect(apiRequests(server())[0].query).toMatchObject({
 			search: 'example.com',
 			search_by: 'project',
 			sort_by: 'project',
@@ -75,20 +68,20 @@ describe('Project > Get Many', () => {
 	});
 
 	it('sorts by date created, newest first', async () => {
-		server.seedProjects(30);
+		server().seedProjects(30);
 
-		const { items } = await runPhpRank(server, getMany({ returnAll: true, options: { sortBy: 'created_at', sort: 'desc' } }));
+		const { items } = await runPhpRank(server(), getMany({ returnAll: true, options: { sortBy: 'created_at', sort: 'desc' } }));
 
 		const dates = items.map((item) => item.json.created_at as string);
 		expect(dates).toEqual([...dates].sort().reverse());
 	});
 
 	it('refuses a sort key that is not documented for projects', async () => {
-		const { error } = await runPhpRank(server, getMany({ options: { sortBy: '={{ "url" }}' } }));
+		const { error } = await runPhpRank(server(), getMany({ options: { sortBy: '={{ "url" }}' } }));
 
 		expect(inputErrorOf(error).message).toBe(
 			'Sort By must be one of: created_at (Date Created), project (Name); got "url"',
 		);
-		expect(apiRequests(server)).toHaveLength(0);
+		expect(apiRequests(server())).toHaveLength(0);
 	});
 });

@@ -1,16 +1,6 @@
-import { apiRequests, byId, fromList, inputErrorOf, runPhpRank, startServer } from '../../../../support/phpRank';
-import type { PhpRankServer } from '../../../../support/phpRank';
+import { apiRequests, byId, fromList, inputErrorOf, runPhpRank, useServer } from '../../../../support/phpRank';
 
-let server: PhpRankServer;
-
-beforeAll(async () => {
-	server = await startServer();
-});
-afterAll(async () => await server.close());
-beforeEach(() => {
-	server.reset();
-	server.seedReports(12);
-});
+const server = useServer({}, (phpRank) => phpRank.seedReports(12));
 
 const get = (reportId: unknown) => ({ resource: 'report', operation: 'get', reportId });
 
@@ -21,13 +11,13 @@ describe('Report > Get', () => {
 		['mapped as a number', byId('={{ 7 }}')],
 		['mapped as text', byId('={{ "7" }}')],
 	])('reads the report %s and adds its grade', async (_, reportId) => {
-		const { items, error } = await runPhpRank(server, get(reportId));
+		const { items, error } = await runPhpRank(server(), get(reportId));
 
 		expect(error).toBeUndefined();
-		expect(apiRequests(server).map((request) => `${request.method} ${request.rawPath}`)).toEqual([
+		expect(apiRequests(server()).map((request) => `${request.method} ${request.rawPath}`)).toEqual([
 			'GET /api/v1/reports/7',
 		]);
-		const stored = server.reports().find((report) => report.id === 7)!;
+		const stored = server().reports().find((report) => report.id === 7)!;
 		expect(items).toHaveLength(1);
 		expect(items[0].json).toMatchObject({ id: 7, url: stored.url, result: stored.result, privacy: stored.privacy });
 		expect(items[0].json.grade).toBe(stored.result > 79 ? 'good' : stored.result >= 49 ? 'decent' : 'bad');
@@ -36,18 +26,18 @@ describe('Report > Get', () => {
 	it.each(['0', '-3', '1.5', 'abc', '1/../../account', '7?x=1', ''])(
 		'refuses the report id %p before any request',
 		async (id) => {
-			const { error } = await runPhpRank(server, get(byId(`={{ ${JSON.stringify(id)} }}`)));
+			const { error } = await runPhpRank(server(), get(byId(`={{ ${JSON.stringify(id)} }}`)));
 
 			expect(inputErrorOf(error).message).toBe(`Report ID must be a positive whole number; got ${JSON.stringify(id)}`);
-			expect(apiRequests(server)).toHaveLength(0);
+			expect(apiRequests(server())).toHaveLength(0);
 		},
 	);
 
 	it('names the report that was not found', async () => {
-		const { error } = await runPhpRank(server, get(byId('9999')));
+		const { error } = await runPhpRank(server(), get(byId('9999')));
 
 		expect(error?.message).toBe('Report 9999 was not found (404)');
 		expect(error?.description).toBe('Resource not found.');
-		expect(apiRequests(server)).toHaveLength(1);
+		expect(apiRequests(server())).toHaveLength(1);
 	});
 });

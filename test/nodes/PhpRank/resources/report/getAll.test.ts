@@ -1,17 +1,10 @@
 import type { IDataObject, IPairedItemData } from 'n8n-workflow';
-import { apiRequests, inputErrorOf, runPhpRank, startServer } from '../../../../support/phpRank';
-import type { PhpRankServer } from '../../../../support/phpRank';
+import { apiRequests, inputErrorOf, runPhpRank, useServer } from '../../../../support/phpRank';
 
-let server: PhpRankServer;
-
-beforeAll(async () => {
-	server = await startServer();
-});
-afterAll(async () => await server.close());
-beforeEach(() => server.reset());
+const server = useServer();
 
 const getMany = (parameters: IDataObject = {}) => ({ resource: 'report', operation: 'getAll', ...parameters });
-const pagesAsked = () => apiRequests(server).map((request) => [request.query.per_page, request.query.page]);
+const pagesAsked = () => apiRequests(server()).map((request) => [request.query.per_page, request.query.page]);
 
 describe('Report > Get Many: Return All', () => {
 	it.each([
@@ -21,9 +14,9 @@ describe('Report > Get Many: Return All', () => {
 		[101, 2],
 		[10_000, 100],
 	])('reads all of %i reports in %i request(s) of 100', async (count, requests) => {
-		server.seedReports(count);
+		server().seedReports(count);
 
-		const { items, error } = await runPhpRank(server, getMany({ returnAll: true }));
+		const { items, error } = await runPhpRank(server(), getMany({ returnAll: true }));
 
 		expect(error).toBeUndefined();
 		expect(items).toHaveLength(count);
@@ -34,9 +27,9 @@ describe('Report > Get Many: Return All', () => {
 	});
 
 	it('reads at the page size the user chose', async () => {
-		server.seedReports(60);
+		server().seedReports(60);
 
-		const { items } = await runPhpRank(server, getMany({ returnAll: true, options: { perPage: 25 } }));
+		const { items } = await runPhpRank(server(), getMany({ returnAll: true, options: { perPage: 25 } }));
 
 		expect(items).toHaveLength(60);
 		expect(pagesAsked()).toEqual([
@@ -47,17 +40,17 @@ describe('Report > Get Many: Return All', () => {
 	});
 
 	it('lists every report once, newest first, in the order phpRank sends them', async () => {
-		server.seedReports(230);
+		server().seedReports(230);
 
-		const { items } = await runPhpRank(server, getMany({ returnAll: true }));
+		const { items } = await runPhpRank(server(), getMany({ returnAll: true }));
 
-		const expected = server.reports().map((report) => report.id).sort((a, b) => b - a);
+		const expected = server().reports().map((report) => report.id).sort((a, b) => b - a);
 		expect(items.map((item) => item.json.id)).toEqual(expected);
 	});
 });
 
 describe('Report > Get Many: Limit', () => {
-	beforeEach(() => server.seedReports(10_000));
+	beforeEach(() => server().seedReports(10_000));
 
 	it.each([
 		[1, '10', 1],
@@ -68,7 +61,7 @@ describe('Report > Get Many: Limit', () => {
 		[101, '100', 2],
 		[250, '100', 3],
 	])('limit %i asks for pages of %s and makes %i request(s)', async (limit, perPage, requests) => {
-		const { items, error } = await runPhpRank(server, getMany({ returnAll: false, limit }));
+		const { items, error } = await runPhpRank(server(), getMany({ returnAll: false, limit }));
 
 		expect(error).toBeUndefined();
 		expect(items).toHaveLength(limit);
@@ -79,46 +72,46 @@ describe('Report > Get Many: Limit', () => {
 	});
 
 	it('stops at the last page when fewer records exist than the limit', async () => {
-		server.reset();
-		server.seedReports(30);
+		server().reset();
+		server().seedReports(30);
 
-		const { items } = await runPhpRank(server, getMany({ returnAll: false, limit: 500 }));
+		const { items } = await runPhpRank(server(), getMany({ returnAll: false, limit: 500 }));
 
 		expect(items).toHaveLength(30);
 		expect(pagesAsked()).toEqual([['100', '1']]);
 	});
 
 	it.each([0, -1, 2.5, 'ten'])('refuses the limit %p before any request', async (limit) => {
-		const { error } = await runPhpRank(server, getMany({ limit: `={{ ${JSON.stringify(limit)} }}` }));
+		const { error } = await runPhpRank(server(), getMany({ limit: `={{ ${JSON.stringify(limit)} }}` }));
 
 		expect(inputErrorOf(error).message).toBe(`Limit must be a positive whole number; got ${JSON.stringify(limit)}`);
-		expect(apiRequests(server)).toHaveLength(0);
+		expect(apiRequests(server())).toHaveLength(0);
 	});
 });
 
 describe('Report > Get Many: filters and options', () => {
-	beforeEach(() => server.seedReports(300, { projects: ['example.com', 'shop.example.org', 'blog.example.net'] }));
+	beforeEach(() => server().seedReports(300, { projects: ['example.com', 'shop.example.org', 'blog.example.net'] }));
 
 	it.each(['good', 'decent', 'bad'])('filters by result %s with the grade words the API documents', async (result) => {
-		const { items } = await runPhpRank(server, getMany({ returnAll: true, filters: { result } }));
+		const { items } = await runPhpRank(server(), getMany({ returnAll: true, filters: { result } }));
 
-		expect(apiRequests(server)[0].query.result).toBe(result);
+		expect(apiRequests(server())[0].query.result).toBe(result);
 		expect(items.length).toBeGreaterThan(0);
 		expect(items.every((item) => item.json.grade === result)).toBe(true);
 	});
 
 	it('filters by search text in the URL and by project', async () => {
 		const { items } = await runPhpRank(
-			server,
+			server(),
 			getMany({ returnAll: true, filters: { search: 'shop', searchBy: 'url', project: 'shop.example.org' } }),
 		);
 
-		expect(apiRequests(server)[0].query).toMatchObject({
+		expect(apiRequests(server())[0].query).toMatchObject({
 			search: 'shop',
 			search_by: 'url',
 			project: 'shop.example.org',
 		});
-		expect(items.length).toBe(server.reports().filter((report) => report.project === 'shop.example.org').length);
+		expect(items.length).toBe(server().reports().filter((report) => report.project === 'shop.example.org').length);
 		expect(items.every((item) => item.json.project === 'shop.example.org')).toBe(true);
 	});
 
@@ -129,9 +122,9 @@ describe('Report > Get Many: filters and options', () => {
 		['url', 'asc'],
 		['result', 'desc'],
 	])('sorts by %s %s on the server', async (sortBy, sort) => {
-		const { items } = await runPhpRank(server, getMany({ limit: 40, options: { sortBy, sort } }));
+		const { items } = await runPhpRank(server(), getMany({ limit: 40, options: { sortBy, sort } }));
 
-		expect(apiRequests(server)[0].query).toMatchObject({ sort_by: sortBy, sort });
+		expect(apiRequests(server())[0].query).toMatchObject({ sort_by: sortBy, sort });
 		const keys = items.map((item) => item.json[sortBy] as string | number);
 		const sorted = [...keys].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 		expect(keys).toEqual(sort === 'asc' ? sorted : sorted.reverse());
@@ -144,27 +137,27 @@ describe('Report > Get Many: filters and options', () => {
 		['Search By', { filters: { searchBy: '={{ "title" }}' } }, 'url (URL)'],
 		['Page Size', { returnAll: true, options: { perPage: '={{ 20 }}' } }, '10, 25, 50, 100'],
 	])('refuses an undocumented %s value that phpRank would silently replace', async (field, parameters, allowed) => {
-		const { error } = await runPhpRank(server, getMany(parameters));
+		const { error } = await runPhpRank(server(), getMany(parameters));
 
 		expect(inputErrorOf(error).message).toMatch(`${field} must be one of: ${allowed}; got`);
-		expect(apiRequests(server)).toHaveLength(0);
+		expect(apiRequests(server())).toHaveLength(0);
 	});
 
 	it('refuses a project filter that is not text', async () => {
-		const { error } = await runPhpRank(server, getMany({ filters: { project: '={{ { name: "x" } }}' } }));
+		const { error } = await runPhpRank(server(), getMany({ filters: { project: '={{ { name: "x" } }}' } }));
 
 		expect(inputErrorOf(error).message).toBe('Project must be text; got {"name":"x"}');
-		expect(apiRequests(server)).toHaveLength(0);
+		expect(apiRequests(server())).toHaveLength(0);
 	});
 
 	it('lists once per input item, each list paired to its item', async () => {
 		const { items } = await runPhpRank(
-			server,
+			server(),
 			getMany({ limit: 5, filters: { project: '={{ $json.project }}' } }),
 			{ items: [{ project: 'example.com' }, { project: 'blog.example.net' }] },
 		);
 
-		expect(apiRequests(server).map((request) => request.query.project).sort()).toEqual([
+		expect(apiRequests(server()).map((request) => request.query.project).sort()).toEqual([
 			'blog.example.net',
 			'example.com',
 		]);

@@ -1,16 +1,6 @@
-import { apiRequests, byId, inputErrorOf, runPhpRank, startServer } from '../../../../support/phpRank';
-import type { PhpRankServer } from '../../../../support/phpRank';
+import { apiRequests, byId, inputErrorOf, runPhpRank, useServer } from '../../../../support/phpRank';
 
-let server: PhpRankServer;
-
-beforeAll(async () => {
-	server = await startServer();
-});
-afterAll(async () => await server.close());
-beforeEach(() => {
-	server.reset();
-	server.seedReports(5);
-});
+const server = useServer({}, (phpRank) => phpRank.seedReports(5));
 
 const update = (updateFields: Record<string, unknown>, reportId: unknown = byId('3')) => ({
 	resource: 'report',
@@ -21,24 +11,24 @@ const update = (updateFields: Record<string, unknown>, reportId: unknown = byId(
 
 describe('Report > Update', () => {
 	it('changes the privacy with a form PUT and outputs the updated report with its grade', async () => {
-		const { items, error } = await runPhpRank(server, update({ privacy: 1 }));
+		const { items, error } = await runPhpRank(server(), update({ privacy: 1 }));
 
 		expect(error).toBeUndefined();
-		const requests = apiRequests(server);
+		const requests = apiRequests(server());
 		expect(requests.map((request) => `${request.method} ${request.rawPath}`)).toEqual(['PUT /api/v1/reports/3']);
 		expect(requests[0].headers['content-type']).toBe('application/x-www-form-urlencoded');
 		expect(requests[0].body).toEqual({ privacy: '1' });
-		expect(server.reports().find((report) => report.id === 3)?.privacy).toBe(1);
+		expect(server().reports().find((report) => report.id === 3)?.privacy).toBe(1);
 		expect(items[0].json).toMatchObject({ id: 3, privacy: '1' });
 		expect(['good', 'decent', 'bad']).toContain(items[0].json.grade);
 	});
 
 	it('sets a password together with privacy Password and never outputs it', async () => {
-		const { items, error } = await runPhpRank(server, update({ privacy: 2, password: 'n3w pass' }));
+		const { items, error } = await runPhpRank(server(), update({ privacy: 2, password: 'n3w pass' }));
 
 		expect(error).toBeUndefined();
-		expect(apiRequests(server)[0].body).toEqual({ privacy: '2', password: 'n3w pass' });
-		expect(server.reports().find((report) => report.id === 3)?.password).toBe('n3w pass');
+		expect(apiRequests(server())[0].body).toEqual({ privacy: '2', password: 'n3w pass' });
+		expect(server().reports().find((report) => report.id === 3)?.password).toBe('n3w pass');
 		expect(JSON.stringify(items)).not.toContain('n3w pass');
 	});
 
@@ -46,39 +36,39 @@ describe('Report > Update', () => {
 		[true, '1'],
 		[false, '0'],
 	])('sends Re-Analyze %s as results=%s', async (reanalyze, results) => {
-		const before = server.reports().find((report) => report.id === 3)!;
-		const { items, error } = await runPhpRank(server, update({ reanalyze }));
+		const before = server().reports().find((report) => report.id === 3)!;
+		const { items, error } = await runPhpRank(server(), update({ reanalyze }));
 
 		expect(error).toBeUndefined();
-		expect(apiRequests(server)[0].body).toEqual({ results });
-		const after = server.reports().find((report) => report.id === 3)!;
+		expect(apiRequests(server())[0].body).toEqual({ results });
+		const after = server().reports().find((report) => report.id === 3)!;
 		if (reanalyze) expect(after.generatedAt >= before.generatedAt).toBe(true);
 		expect(items[0].json.id).toBe(3);
 	});
 
 	it('refuses a password without privacy Password', async () => {
-		const { error } = await runPhpRank(server, update({ privacy: 1, password: 'secret' }));
+		const { error } = await runPhpRank(server(), update({ privacy: 1, password: 'secret' }));
 
 		expect(inputErrorOf(error).message).toBe('Password can only be set together with Privacy: Password (2)');
-		expect(apiRequests(server)).toHaveLength(0);
+		expect(apiRequests(server())).toHaveLength(0);
 	});
 
 	it('refuses privacy Password without a password', async () => {
-		const { error } = await runPhpRank(server, update({ privacy: 2 }));
+		const { error } = await runPhpRank(server(), update({ privacy: 2 }));
 
 		expect(inputErrorOf(error).message).toBe('Password is required when Privacy is Password (2)');
-		expect(apiRequests(server)).toHaveLength(0);
+		expect(apiRequests(server())).toHaveLength(0);
 	});
 
 	it('refuses an update with no fields', async () => {
-		const { error } = await runPhpRank(server, update({}));
+		const { error } = await runPhpRank(server(), update({}));
 
 		expect(inputErrorOf(error).message).toBe('Update Fields is empty: add Privacy, Password or Re-Analyze');
-		expect(apiRequests(server)).toHaveLength(0);
+		expect(apiRequests(server())).toHaveLength(0);
 	});
 
 	it('explains the 403 phpRank answers for a report that is missing or not the key owner\'s', async () => {
-		const { error } = await runPhpRank(server, update({ privacy: 1 }, byId('404')));
+		const { error } = await runPhpRank(server(), update({ privacy: 1 }, byId('404')));
 
 		expect(error?.message).toBe(
 			'Report 404 does not exist or does not belong to the account of this API key (403)',
