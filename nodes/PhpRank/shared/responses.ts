@@ -70,16 +70,28 @@ function parameterOrNothing(context: ResponseContext, name: string): unknown {
 	}
 }
 
-function subjectOf(context: ResponseContext): string {
-	const resource = parameterOrNothing(context, 'resource');
-	const operation = parameterOrNothing(context, 'operation');
-	if (resource === 'project') {
-		return operation === 'delete' ? `Project "${String(parameterOrNothing(context, 'projectName'))}"` : 'The project list';
-	}
-	return operation === 'getAll' ? 'The report list' : `Report ${String(parameterOrNothing(context, 'reportId'))}`;
+/** What a request was about, for messages that name it. */
+export interface RequestSubject {
+	name: string;
+	operation: string;
 }
 
-function describeFailure(context: ResponseContext, response: IN8nHttpFullResponse): Failure {
+export function listSubject(resource: 'report' | 'project'): RequestSubject {
+	return { name: `The ${resource} list`, operation: 'getAll' };
+}
+
+function subjectOf(context: ResponseContext): RequestSubject {
+	const resource = parameterOrNothing(context, 'resource');
+	const operation = String(parameterOrNothing(context, 'operation'));
+	if (operation === 'getAll') return listSubject(resource === 'project' ? 'project' : 'report');
+	const name =
+		resource === 'project'
+			? `Project "${String(parameterOrNothing(context, 'projectName'))}"`
+			: `Report ${String(parameterOrNothing(context, 'reportId'))}`;
+	return { name, operation };
+}
+
+function describeFailure(subject: RequestSubject, response: IN8nHttpFullResponse): Failure {
 	const { statusCode, body } = response;
 	const said = serverMessage(body);
 	if (statusCode >= 300 && statusCode < 400) {
@@ -111,17 +123,17 @@ function describeFailure(context: ResponseContext, response: IN8nHttpFullRespons
 				description: 'Check the API key in the phpRank credential. It is shown on the API page of your phpRank account and changes when it is regenerated.',
 			};
 		case 403:
-			return parameterOrNothing(context, 'operation') === 'update'
+			return subject.operation === 'update'
 				? {
-						message: `${subjectOf(context)} does not exist or does not belong to the account of this API key (403)`,
+						message: `${subject.name} does not exist or does not belong to the account of this API key (403)`,
 						description: said ?? 'This action is unauthorized.',
 					}
 				: { message: `phpRank refused the request (403): ${said ?? 'This action is unauthorized.'}`, description: 'The API key\'s account may lack the permission or plan for this.' };
 		case 404:
 			return {
-				message: `${subjectOf(context)} was not found (404)`,
+				message: `${subject.name} was not found (404)`,
 				description:
-					parameterOrNothing(context, 'operation') === 'getAll'
+					subject.operation === 'getAll'
 						? `phpRank has no list at this address. ${WRONG_ADDRESS_HINT}`
 						: (said ?? 'Resource not found.'),
 			};
@@ -150,8 +162,12 @@ function describeFailure(context: ResponseContext, response: IN8nHttpFullRespons
 	}
 }
 
-export function toApiError(context: ResponseContext, response: IN8nHttpFullResponse): NodeApiError {
-	const { message, description } = describeFailure(context, response);
+export function toApiError(
+	context: Pick<ResponseContext, 'getNode' | 'getItemIndex'>,
+	response: IN8nHttpFullResponse,
+	subject: RequestSubject,
+): NodeApiError {
+	const { message, description } = describeFailure(subject, response);
 	const details = isJsonObject(response.body) ? response.body : { body: String(response.body ?? '').slice(0, 500) };
 	return new NodeApiError(context.getNode(), details as JsonObject, {
 		message,
@@ -170,7 +186,7 @@ export async function throwOnErrorResponse(
 	items: INodeExecutionData[],
 	response: IN8nHttpFullResponse,
 ): Promise<INodeExecutionData[]> {
-	if (!isSuccess(response)) throw toApiError(this, response);
+	if (!isSuccess(response)) throw toApiError(this, response, subjectOf(this));
 	return items;
 }
 

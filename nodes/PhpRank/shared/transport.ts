@@ -4,7 +4,7 @@ import type {
 	ILoadOptionsFunctions,
 	IN8nHttpFullResponse,
 } from 'n8n-workflow';
-import { isSuccess, toApiError } from './responses';
+import { isSuccess, listSubject, toApiError } from './responses';
 
 export const CREDENTIAL_TYPE = 'phpRankApi';
 
@@ -28,10 +28,8 @@ export const REQUEST_DEFAULTS = {
 	disableFollowRedirect: true,
 } satisfies Partial<IHttpRequestOptions>;
 
-type ListSearchContext = ILoadOptionsFunctions;
-
 export async function getPage(
-	this: ListSearchContext,
+	this: ILoadOptionsFunctions,
 	path: '/reports' | '/projects',
 	qs: IDataObject,
 ): Promise<IDataObject> {
@@ -45,13 +43,8 @@ export async function getPage(
 		returnFullResponse: true,
 	})) as IN8nHttpFullResponse;
 	if (!isSuccess(response)) {
-		const listOf = { resource: path === '/reports' ? 'report' : 'project', operation: 'getAll' } as Record<string, string>;
-		const listContext = {
-			getNode: () => this.getNode(),
-			getItemIndex: () => 0,
-			getNodeParameter: (name: string) => listOf[name] ?? '',
-		};
-		throw toApiError(listContext as Parameters<typeof toApiError>[0], response);
+		const editorContext = { getNode: () => this.getNode(), getItemIndex: () => 0 };
+		throw toApiError(editorContext, response, listSubject(path === '/reports' ? 'report' : 'project'));
 	}
 	return response.body as IDataObject;
 }
