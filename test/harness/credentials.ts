@@ -8,6 +8,7 @@ import type {
 	IHttpRequestHelper,
 	IHttpRequestOptions,
 	INode,
+	INodeCredentials,
 	INodeCredentialsDetails,
 	INodeParameters,
 	INodeProperties,
@@ -342,4 +343,14 @@ export class HarnessCredentialsHelper extends ICredentialsHelper {
 		}
 		return stored;
 	}
+}
+
+/** Every credential type given to a run, referenced on the node as if picked in its credential field. */
+export function referenceCredentials(credentials: CredentialsData = {}): INodeCredentials {
+	return Object.fromEntries(
+		Object.keys(credentials).map((credentialType, index) => [
+			credentialType,
+			{ id: String(index + 1), name: credentialType },
+		]),
+	);
 }

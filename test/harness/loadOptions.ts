@@ -11,7 +11,7 @@ import type {
 import { deepCopy, NodeHelpers, UserError, Workflow } from 'n8n-workflow';
 
 import type { CredentialsData, CredentialTypesOptions } from './credentials';
-import { HarnessCredentialsHelper, HarnessCredentialTypes } from './credentials';
+import { HarnessCredentialsHelper, HarnessCredentialTypes, referenceCredentials } from './credentials';
 import type { NodeTypesOptions } from './nodeTypes';
 import { HarnessNodeTypes } from './nodeTypes';
 import { createAdditionalData } from './run';
@@ -123,13 +123,7 @@ export async function loadOptions(
 	}
 
 	const credentials =
-		options.nodeCredentials ??
-		Object.fromEntries(
-			Object.keys(options.credentials ?? {}).map((credentialType, index) => [
-				credentialType,
-				{ id: String(index + 1), name: credentialType },
-			]),
-		);
+		options.nodeCredentials ?? referenceCredentials(options.credentials);
 	const node: INode = {
 		id: LOAD_OPTIONS_NODE_ID,
 		name: LOAD_OPTIONS_NODE_NAME,

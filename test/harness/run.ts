@@ -19,7 +19,7 @@ import type {
 import { deepCopy, UserError, Workflow } from 'n8n-workflow';
 
 import type { CredentialsData, CredentialTypesOptions } from './credentials';
-import { HarnessCredentialsHelper, HarnessCredentialTypes } from './credentials';
+import { HarnessCredentialsHelper, HarnessCredentialTypes, referenceCredentials } from './credentials';
 import type { LogLine } from './logs';
 import { captureLogs, logsToText, toSearchableText } from './logs';
 import type { NodeTypesOptions } from './nodeTypes';
@@ -285,13 +285,7 @@ export async function runNode(options: RunNodeOptions = {}): Promise<RunNodeResu
 	} = options;
 
 	const credentials =
-		nodeCredentials ??
-		Object.fromEntries(
-			Object.keys(runOptions.credentials ?? {}).map((credentialType, index) => [
-				credentialType,
-				{ id: String(index + 1), name: credentialType },
-			]),
-		);
+		nodeCredentials ?? referenceCredentials(runOptions.credentials);
 
 	const node: INode = {
 		id: '00000000-0000-4000-8000-000000000002',

@@ -11,6 +11,7 @@ import type {
 import { jsonParse, NodeConnectionTypes } from 'n8n-workflow';
 
 import type { CredentialsData } from './credentials';
+import { referenceCredentials } from './credentials';
 import type { LogLine } from './logs';
 import type { RunOptions } from './run';
 import { runWorkflow, TRIGGER_NODE_NAME } from './run';
@@ -93,13 +94,7 @@ export async function runTool(options: RunToolOptions = {}): Promise<RunToolResu
 	} = options;
 
 	const credentials =
-		nodeCredentials ??
-		Object.fromEntries(
-			Object.keys(runOptions.credentials ?? {}).map((credentialType, index) => [
-				credentialType,
-				{ id: String(index + 1), name: credentialType },
-			]),
-		);
+		nodeCredentials ?? referenceCredentials(runOptions.credentials);
 
 	const nodes: INode[] = [
 		{
