@@ -5,6 +5,7 @@ import { searchReports } from './listSearch/searchReports';
 import { getProjects } from './loadOptions/getProjects';
 import { projectDescription } from './resources/project';
 import { reportDescription } from './resources/report';
+import { DEFAULT_MAX_RATE_LIMIT_WAIT_SECONDS } from './shared/rateLimit';
 import { CREDENTIAL_TYPE, REQUEST_DEFAULTS } from './shared/transport';
 
 // n8n 1.x releases before 1.90 lack NodeConnectionTypes; their main connection has the same name.
@@ -39,6 +40,15 @@ export class PhpRank implements INodeType {
 			},
 			...reportDescription,
 			...projectDescription,
+			{
+				displayName: 'Max Rate-Limit Wait (Seconds)',
+				name: 'maxRateLimitWait',
+				type: 'number',
+				typeOptions: { minValue: 0 },
+				default: DEFAULT_MAX_RATE_LIMIT_WAIT_SECONDS,
+				description:
+					'How long each item may wait in all when phpRank answers 429 Too Many Attempts. The node then paces itself and sends the refused request again once phpRank allows it. 0 turns waiting off.',
+			},
 		],
 	};
 

@@ -2,8 +2,10 @@ import type {
 	DeclarativeRestApiSettings,
 	IDataObject,
 	IExecutePaginationFunctions,
+	IHttpRequestOptions,
 	INodeExecutionData,
 } from 'n8n-workflow';
+import { send } from './requests';
 import { recordsToItems, unexpectedAnswer, withGrade } from './responses';
 import type { PageEnvelope } from './responses';
 import { LARGEST_PAGE_SIZE, PAGE_SIZES, PAGE_SIZE_OPTIONS } from './values';
@@ -41,11 +43,10 @@ async function readPages(
 	const records: IDataObject[] = [];
 	// links.next is never followed: it is an absolute URL the key must not be sent to blindly.
 	for (let page = 1; records.length < limit; page++) {
-		const [answer] = await context.makeRoutingRequest({
-			...requestData,
-			options: { ...requestData.options, qs: { ...requestData.options.qs, per_page: perPage, page } },
+		const body = await send(context, requestData, {
+			...(requestData.options as IHttpRequestOptions),
+			qs: { ...requestData.options.qs, per_page: perPage, page },
 		});
-		const body = answer?.json ?? {};
 		if (!isPage(body)) throw unexpectedAnswer(context, 'page of records ("data" and "meta")');
 		if (body.meta.current_page !== page) throw unexpectedAnswer(context, `page ${page} (it sent page ${body.meta.current_page})`);
 		records.push(...body.data);

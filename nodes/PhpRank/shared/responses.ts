@@ -80,7 +80,7 @@ export function listSubject(resource: 'report' | 'project'): RequestSubject {
 	return { name: `The ${resource} list`, operation: 'getAll' };
 }
 
-function subjectOf(context: ResponseContext): RequestSubject {
+export function subjectOf(context: ResponseContext): RequestSubject {
 	const resource = parameterOrNothing(context, 'resource');
 	const operation = String(parameterOrNothing(context, 'operation'));
 	if (operation === 'getAll') return listSubject(resource === 'project' ? 'project' : 'report');
@@ -142,13 +142,6 @@ function describeFailure(subject: RequestSubject, response: IN8nHttpFullResponse
 				message: `phpRank rejected the input (422): ${validationMessages(body) ?? said ?? 'validation failed'}`,
 				description: 'Fix the fields named above and run the node again.',
 			};
-		case 429: {
-			const wait = headerValue(response.headers as IDataObject, 'retry-after');
-			return {
-				message: `phpRank's rate limit was reached (429 Too Many Attempts)${wait ? `: the server asked to wait ${wait} seconds` : ''}`,
-				description: 'phpRank allows a number of requests a minute per client (60 by default). Space the items out with the node\'s batching settings, or ask the phpRank operator for a higher limit.',
-			};
-		}
 		default:
 			return statusCode >= 500
 				? {
@@ -177,17 +170,29 @@ export function toApiError(
 	});
 }
 
-export function isSuccess(response: IN8nHttpFullResponse): boolean {
-	return response.statusCode >= 200 && response.statusCode < 300 && isJsonObject(response.body);
+export function rateLimitError(
+	context: Pick<ResponseContext, 'getNode' | 'getItemIndex'>,
+	subject: RequestSubject,
+	askedSeconds: number,
+	maxWaitSeconds: number,
+): NodeApiError {
+	const asked =
+		askedSeconds > 0
+			? `the server asked to wait ${askedSeconds} second${askedSeconds === 1 ? '' : 's'}`
+			: 'the server is still at its limit';
+	return new NodeApiError(context.getNode(), {} as JsonObject, {
+		message: `phpRank's rate limit was reached (429 Too Many Attempts): ${asked}`,
+		description:
+			maxWaitSeconds > 0
+				? `That is beyond the ${maxWaitSeconds} seconds this item may wait (Max Rate-Limit Wait). Nothing was changed for ${subject.name}; raise the limit, or spread the items over time with the node's batching settings.`
+				: `Waiting is off (Max Rate-Limit Wait is 0). Nothing was changed for ${subject.name}.`,
+		httpCode: '429',
+		itemIndex: context.getItemIndex(),
+	});
 }
 
-export async function throwOnErrorResponse(
-	this: IExecuteSingleFunctions,
-	items: INodeExecutionData[],
-	response: IN8nHttpFullResponse,
-): Promise<INodeExecutionData[]> {
-	if (!isSuccess(response)) throw toApiError(this, response, subjectOf(this));
-	return items;
+export function isSuccess(response: IN8nHttpFullResponse): boolean {
+	return response.statusCode >= 200 && response.statusCode < 300 && isJsonObject(response.body);
 }
 
 export function unexpectedAnswer(context: ResponseContext, what: string): NodeApiError {
@@ -217,20 +222,13 @@ export function recordsToItems(
 	return records.map((record) => pairedTo(context, shape(record)));
 }
 
-export async function toReportItem(
-	this: IExecuteSingleFunctions,
-	items: INodeExecutionData[],
-): Promise<INodeExecutionData[]> {
-	const record = items[0]?.json.data;
-	if (!isJsonObject(record) || Array.isArray(record)) throw unexpectedAnswer(this, 'report in "data"');
-	return recordsToItems(this, [record], withGrade);
+export function reportItem(context: ResponseContext, body: IDataObject): INodeExecutionData[] {
+	const record = body.data;
+	if (!isJsonObject(record) || Array.isArray(record)) throw unexpectedAnswer(context, 'report in "data"');
+	return recordsToItems(context, [record], withGrade);
 }
 
-export async function toDeletionItem(
-	this: IExecuteSingleFunctions,
-	items: INodeExecutionData[],
-): Promise<INodeExecutionData[]> {
-	const answer = items[0]?.json ?? {};
-	if (answer.deleted !== true) throw unexpectedAnswer(this, '"deleted": true');
-	return recordsToItems(this, [{ deleted: true, id: answer.id as IDataObject['id'] }]);
+export function deletionItem(context: ResponseContext, body: IDataObject): INodeExecutionData[] {
+	if (body.deleted !== true) throw unexpectedAnswer(context, '"deleted": true');
+	return recordsToItems(context, [{ deleted: true, id: body.id as IDataObject['id'] }]);
 }

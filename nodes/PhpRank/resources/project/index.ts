@@ -1,7 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { readProjectPages } from '../../shared/pagination';
 import { setProjectPath } from '../../shared/paths';
-import { throwOnErrorResponse, toDeletionItem } from '../../shared/responses';
+import { returnDeletion } from '../../shared/requests';
 import { projectDeleteDescription } from './delete';
 import { projectGetManyDescription, validateProjectListQuery } from './getAll';
 
@@ -22,8 +22,8 @@ export const projectDescription: INodeProperties[] = [
 				description: 'Delete a project and all its reports, by the project name. Returns the deleted flag and the project name as ID.',
 				routing: {
 					request: { method: 'DELETE' },
-					send: { preSend: [setProjectPath] },
-					output: { postReceive: [throwOnErrorResponse, toDeletionItem] },
+					send: { paginate: true, preSend: [setProjectPath] },
+					operations: { pagination: returnDeletion },
 				},
 			},
 			{
@@ -35,7 +35,6 @@ export const projectDescription: INodeProperties[] = [
 					request: { method: 'GET', url: '/projects' },
 					send: { paginate: true, preSend: [validateProjectListQuery] },
 					operations: { pagination: readProjectPages },
-					output: { postReceive: [throwOnErrorResponse] },
 				},
 			},
 		],

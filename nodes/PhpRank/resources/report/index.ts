@@ -1,7 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { readReportPages } from '../../shared/pagination';
 import { setReportPath } from '../../shared/paths';
-import { throwOnErrorResponse, toDeletionItem, toReportItem } from '../../shared/responses';
+import { returnDeletion, returnReport } from '../../shared/requests';
 import { FORM_HEADERS } from '../../shared/transport';
 import { reportCreateDescription, validateReportCreate } from './create';
 import { reportDeleteDescription } from './delete';
@@ -27,8 +27,8 @@ export const reportDescription: INodeProperties[] = [
 					'Analyse a web page and create its SEO report. Returns the report with its score (result, 0-100), grade (good, decent or bad) and per-check results.',
 				routing: {
 					request: { method: 'POST', url: '/reports', headers: FORM_HEADERS },
-					send: { preSend: [validateReportCreate] },
-					output: { postReceive: [throwOnErrorResponse, toReportItem] },
+					send: { paginate: true, preSend: [validateReportCreate] },
+					operations: { pagination: returnReport },
 				},
 			},
 			{
@@ -38,8 +38,8 @@ export const reportDescription: INodeProperties[] = [
 				description: 'Delete a report by its ID. Returns the deleted flag and the report ID.',
 				routing: {
 					request: { method: 'DELETE' },
-					send: { preSend: [setReportPath] },
-					output: { postReceive: [throwOnErrorResponse, toDeletionItem] },
+					send: { paginate: true, preSend: [setReportPath] },
+					operations: { pagination: returnDeletion },
 				},
 			},
 			{
@@ -49,8 +49,8 @@ export const reportDescription: INodeProperties[] = [
 				description: 'Get one report by its ID, with its score, grade and per-check results',
 				routing: {
 					request: { method: 'GET' },
-					send: { preSend: [setReportPath] },
-					output: { postReceive: [throwOnErrorResponse, toReportItem] },
+					send: { paginate: true, preSend: [setReportPath] },
+					operations: { pagination: returnReport },
 				},
 			},
 			{
@@ -62,7 +62,6 @@ export const reportDescription: INodeProperties[] = [
 					request: { method: 'GET', url: '/reports' },
 					send: { paginate: true, preSend: [validateReportListQuery] },
 					operations: { pagination: readReportPages },
-					output: { postReceive: [throwOnErrorResponse] },
 				},
 			},
 			{
@@ -72,8 +71,8 @@ export const reportDescription: INodeProperties[] = [
 				description: 'Change a report\'s privacy or password, or analyse its page again. Returns the updated report.',
 				routing: {
 					request: { method: 'PUT', headers: FORM_HEADERS },
-					send: { preSend: [setReportPath, validateReportUpdate] },
-					output: { postReceive: [throwOnErrorResponse, toReportItem] },
+					send: { paginate: true, preSend: [setReportPath, validateReportUpdate] },
+					operations: { pagination: returnReport },
 				},
 			},
 		],

@@ -21,11 +21,6 @@ describe('phpRank error answers become errors a user can act on', () => {
 	it.each<[string, Fault, RegExp]>([
 		['a 403', { ...onReport2, kind: 'status', status: 403 }, /^phpRank refused the request \(403\): This action is unauthorized\.$/],
 		[
-			'a 429 with Retry-After',
-			{ ...onReport2, kind: 'status', status: 429, headers: { 'Retry-After': '17' } },
-			/^phpRank's rate limit was reached \(429 Too Many Attempts\): the server asked to wait 17 seconds$/,
-		],
-		[
 			'a 500 with its JSON message',
 			{ ...onReport2, kind: 'status', status: 500 },
 			/^phpRank failed to process the request \(500\): An unexpected error has occurred, please try again\.$/,

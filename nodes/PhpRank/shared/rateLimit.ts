@@ -1,0 +1,133 @@
+import { sleep } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
+
+export const DEFAULT_MAX_RATE_LIMIT_WAIT_SECONDS = 300;
+
+// Long waits are cut into slices so that a cancelled execution stops waiting promptly.
+const WAIT_SLICE_MS = 500;
+
+const KNOWLEDGE_LIFETIME_MS = 60_000;
+
+/** A request may go (with its ticket for `settle`), or would have to wait beyond its deadline. */
+export type Admission = { ticket: number } | { waitBeyondDeadlineSeconds: number };
+
+function header(headers: IDataObject | undefined, name: string): number | undefined {
+	const value = headers?.[name];
+	if (value === undefined || value === null || value === '') return undefined;
+	const number = Number(value);
+	return Number.isFinite(number) ? number : undefined;
+}
+
+/** How long a 429 answer asked to wait, in milliseconds. */
+export function retryDelayMs(headers: IDataObject | undefined, now = Date.now()): number {
+	const retryAfter = header(headers, 'retry-after');
+	if (retryAfter !== undefined) return Math.max(0, retryAfter * 1000);
+	const reset = header(headers, 'x-ratelimit-reset');
+	if (reset !== undefined) return Math.max(0, reset * 1000 - now);
+	return 1000;
+}
+
+export interface WaitControl {
+	deadline: number;
+	isCancelled: () => boolean;
+}
+
+async function pauseUntil(time: number, control: WaitControl): Promise<void> {
+	while (Date.now() < time && !control.isCancelled()) {
+		await sleep(Math.min(WAIT_SLICE_MS, time - Date.now()));
+	}
+}
+
+/**
+ * What one phpRank server (one base URL) has said about its rate limit, shared by every item and
+ * every execution in this n8n process: items of a run are sent at once, and the limit counts them all.
+ */
+export class RateGate {
+	private blockedUntil = 0;
+
+	private limit: number | undefined;
+
+	private remaining: number | undefined;
+
+	private learnedAt: number | undefined;
+
+	private inFlight = 0;
+
+	private sent = 0;
+
+	private newestApplied = 0;
+
+	private waiters: Array<() => void> = [];
+
+	/** Resolves when a request may be sent. A cancelled execution stops waiting: n8n aborts its requests. */
+	async admit(control: WaitControl): Promise<Admission> {
+		for (;;) {
+			const now = Date.now();
+			if (control.isCancelled()) break;
+			if (now < this.blockedUntil) {
+				if (this.blockedUntil > control.deadline) {
+					return { waitBeyondDeadlineSeconds: Math.ceil((this.blockedUntil - now) / 1000) };
+				}
+				await pauseUntil(this.blockedUntil, control);
+				continue;
+			}
+			if (this.mayRelease()) break;
+			if (now >= control.deadline) return { waitBeyondDeadlineSeconds: 0 };
+			await this.nextChange(control);
+		}
+		this.inFlight++;
+		return { ticket: ++this.sent };
+	}
+
+	/** Records an answer's rate-limit headers (none for a failed connection). */
+	settle(ticket: number, headers?: IDataObject): void {
+		this.inFlight--;
+		if (headers !== undefined && ticket > this.newestApplied) {
+			this.newestApplied = ticket;
+			this.learnedAt = Date.now();
+			this.limit = header(headers, 'x-ratelimit-limit') ?? this.limit;
+			this.remaining = header(headers, 'x-ratelimit-remaining');
+		}
+		this.wakeWaiters();
+	}
+
+	/** A 429: nothing goes until the window reopens, then at most a window's worth at once. */
+	block(delayMs: number): void {
+		this.blockedUntil = Math.max(this.blockedUntil, Date.now() + delayMs);
+		this.remaining = this.limit ?? 0;
+		this.newestApplied = this.sent;
+		this.wakeWaiters();
+	}
+
+	private mayRelease(): boolean {
+		// Until an answer tells whether the server limits, one request goes alone; what it said goes
+		// stale after a while, as operators change limits and windows pass between executions.
+		if (this.learnedAt === undefined || Date.now() - this.learnedAt > KNOWLEDGE_LIFETIME_MS) return this.inFlight === 0;
+		if (this.remaining === undefined) return true;
+		return this.remaining - this.inFlight > 0 || this.inFlight === 0;
+	}
+
+	private async nextChange(control: WaitControl): Promise<void> {
+		await Promise.race([
+			new Promise<void>((resolve) => this.waiters.push(resolve)),
+			pauseUntil(Math.min(control.deadline, Date.now() + WAIT_SLICE_MS), control),
+		]);
+	}
+
+	private wakeWaiters(): void {
+		const waiters = this.waiters;
+		this.waiters = [];
+		for (const wake of waiters) wake();
+	}
+}
+
+const gates = new Map<string, RateGate>();
+
+export function rateGateFor(baseUrl: string): RateGate {
+	let gate = gates.get(baseUrl);
+	if (gate === undefined) {
+		gate = new RateGate();
+		gates.set(baseUrl, gate);
+	}
+	return gate;
+}
