@@ -91,10 +91,13 @@ export class RateGate {
 		this.wakeWaiters();
 	}
 
-	/** A 429: nothing goes until the window reopens, then at most a window's worth at once. */
+	/**
+	 * A 429: nothing goes until the window reopens. Then one request opens the new window alone:
+	 * preparing a window's worth of requests at once would delay its start, and with it every later one.
+	 */
 	block(delayMs: number): void {
 		this.blockedUntil = Math.max(this.blockedUntil, Date.now() + delayMs);
-		this.remaining = this.limit ?? 0;
+		this.learnedAt = undefined;
 		this.newestApplied = this.sent;
 		this.wakeWaiters();
 	}
