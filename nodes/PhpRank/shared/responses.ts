@@ -6,6 +6,7 @@ import type {
 	INodeExecutionData,
 	JsonObject,
 } from 'n8n-workflow';
+import { nodeForErrors } from './secrets';
 import { gradeOf } from './values';
 
 type ResponseContext = Pick<IExecuteSingleFunctions, 'getNode' | 'getItemIndex' | 'getNodeParameter'>;
@@ -162,7 +163,7 @@ export function toApiError(
 ): NodeApiError {
 	const { message, description } = describeFailure(subject, response);
 	const details = isJsonObject(response.body) ? response.body : { body: String(response.body ?? '').slice(0, 500) };
-	return new NodeApiError(context.getNode(), details as JsonObject, {
+	return new NodeApiError(nodeForErrors(context.getNode()), details as JsonObject, {
 		message,
 		description,
 		httpCode: String(response.statusCode),
@@ -180,7 +181,7 @@ export function rateLimitError(
 		askedSeconds > 0
 			? `the server asked to wait ${askedSeconds} second${askedSeconds === 1 ? '' : 's'}`
 			: 'the server is still at its limit';
-	return new NodeApiError(context.getNode(), {} as JsonObject, {
+	return new NodeApiError(nodeForErrors(context.getNode()), {} as JsonObject, {
 		message: `phpRank's rate limit was reached (429 Too Many Attempts): ${asked}`,
 		description:
 			maxWaitSeconds > 0
@@ -196,7 +197,7 @@ export function isSuccess(response: IN8nHttpFullResponse): boolean {
 }
 
 export function unexpectedAnswer(context: ResponseContext, what: string): NodeApiError {
-	return new NodeApiError(context.getNode(), {} as JsonObject, {
+	return new NodeApiError(nodeForErrors(context.getNode()), {} as JsonObject, {
 		message: `phpRank answered with JSON that has no ${what}`,
 		description: WRONG_ADDRESS_HINT,
 		itemIndex: context.getItemIndex(),

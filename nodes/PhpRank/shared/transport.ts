@@ -7,6 +7,7 @@ import type {
 	IN8nHttpFullResponse,
 	JsonObject,
 } from 'n8n-workflow';
+import { nodeForErrors } from './secrets';
 import { isSuccess, listSubject, rateLimitError, toApiError } from './responses';
 import type { RequestSubject } from './responses';
 import { rateGateFor, retryDelayMs } from './rateLimit';
@@ -60,7 +61,7 @@ function connectionFailure(
 			? 'phpRank could not be reached'
 			: 'The connection to phpRank ended before it answered';
 	const detail = code ? ` (${code})` : '';
-	return new NodeApiError(context.getNode(), {} as JsonObject, {
+	return new NodeApiError(nodeForErrors(context.getNode()), {} as JsonObject, {
 		message,
 		description: unreachable
 			? `Check the Base URL in the phpRank credential and that the server is up${detail}.`

@@ -1,11 +1,12 @@
 import { NodeOperationError } from 'n8n-workflow';
 import type { IExecuteSingleFunctions, INodePropertyOptions } from 'n8n-workflow';
+import { nodeForErrors } from './secrets';
 import { SORT_ORDER_OPTIONS } from './values';
 
 type NodeContext = Pick<IExecuteSingleFunctions, 'getNode' | 'getItemIndex'>;
 
 export function failInput(context: NodeContext, message: string, description?: string): never {
-	throw new NodeOperationError(context.getNode(), message, {
+	throw new NodeOperationError(nodeForErrors(context.getNode()), message, {
 		itemIndex: context.getItemIndex(),
 		description,
 	});

@@ -1,0 +1,150 @@
+import { NodeApiError } from 'n8n-workflow';
+import type { FaultAction } from '../../../../server';
+import { producedText } from '../../../harness';
+import { apiRequests, byId, byName, runPhpRank, useServer } from '../../../support/phpRank';
+
+const PASSWORD = 'pw-Secret-4711';
+
+const server = useServer({}, (phpRank) =>
+	phpRank.seedReports(6, { projects: ['example.com', 'shop.example.org'] }),
+);
+
+interface Operation {
+	name: string;
+	method: string;
+	path: string;
+	parameters: Record<string, unknown>;
+}
+
+const operations: Operation[] = [
+	{
+		name: 'Report > Create',
+		method: 'POST',
+		path: '/api/v1/reports',
+		parameters: { resource: 'report', operation: 'create', url: 'https://example.com/new', privacy: 2, password: PASSWORD },
+	},
+	{ name: 'Report > Get', method: 'GET', path: '/api/v1/reports/2', parameters: { resource: 'report', operation: 'get', reportId: byId('2') } },
+	{
+		name: 'Report > Get Many',
+		method: 'GET',
+		path: '/api/v1/reports',
+		parameters: { resource: 'report', operation: 'getAll', returnAll: true },
+	},
+	{
+		name: 'Report > Update',
+		method: 'PUT',
+		path: '/api/v1/reports/2',
+		parameters: {
+			resource: 'report',
+			operation: 'update',
+			reportId: byId('2'),
+			updateFields: { privacy: 2, password: PASSWORD },
+		},
+	},
+	{ name: 'Report > Delete', method: 'DELETE', path: '/api/v1/reports/2', parameters: { resource: 'report', operation: 'delete', reportId: byId('2') } },
+	{
+		name: 'Project > Get Many',
+		method: 'GET',
+		path: '/api/v1/projects',
+		parameters: { resource: 'project', operation: 'getAll', returnAll: true },
+	},
+	{
+		name: 'Project > Delete',
+		method: 'DELETE',
+		path: '/api/v1/projects/shop.example.org',
+		parameters: { resource: 'project', operation: 'delete', projectName: byName('shop.example.org') },
+	},
+];
+
+const faults: Array<[string, FaultAction, RegExp]> = [
+	['500 with JSON', { kind: 'status', status: 500 }, /^phpRank failed to process the request \(500\): An unexpected error/],
+	['502 with HTML', { kind: 'html', status: 502 }, /^phpRank failed to process the request \(502\) and answered with an HTML page$/],
+	['503 with HTML', { kind: 'html', status: 503 }, /^phpRank failed to process the request \(503\) and answered with an HTML page$/],
+	['an empty body', { kind: 'empty', status: 200 }, /^phpRank answered 200 with an empty body instead of JSON$/],
+	['malformed JSON', { kind: 'malformedJson' }, /^phpRank answered 200 with an answer that is not JSON instead of JSON$/],
+	['a dropped connection', { kind: 'drop' }, /^The connection to phpRank ended before it answered$/],
+	['a timeout', { kind: 'delay', delayMs: 1200 }, /^phpRank did not answer within 0 seconds$/],
+	['a 302 to the login page', { kind: 'redirectLogin' }, /^phpRank redirected to its login page \(302\)/],
+];
+
+const secretsIn = (text: string) =>
+	[server().apiKey, PASSWORD].filter((secret) => text.includes(secret)).map((secret) => secret.slice(0, 4));
+
+describe.each(operations)('$name under faults', ({ method, path, parameters }) => {
+	it.each(faults)('fails clearly on %s, sends nothing twice and leaks no secret', async (_, fault, message) => {
+		server().injectFault({ method, path, ...fault });
+
+		const result = await runPhpRank(server(), { ...parameters, requestOptions: { timeout: 300 } });
+
+		expect(result.error).toBeInstanceOf(NodeApiError);
+		expect(result.error?.message).toMatch(message);
+		expect(result.error?.description).toEqual(expect.any(String));
+		expect(result.items).toHaveLength(0);
+		expect(apiRequests(server()).filter((request) => request.method === method)).toHaveLength(1);
+		expect(secretsIn(producedText(result))).toEqual([]);
+	});
+
+	it('fails only the faulty item under Continue On Fail', async () => {
+		server().injectFault({ method, path, kind: 'status', status: 500 });
+
+		const result = await runPhpRank(server(), parameters, { continueOnFail: true, items: [{ row: 1 }, { row: 2 }] });
+
+		expect(result.error).toBeUndefined();
+		const failed = result.items.filter((item) => item.json.error !== undefined);
+		expect(failed).toHaveLength(1);
+		expect(failed[0].json.error).toMatch(/^phpRank failed to process the request \(500\)/);
+		expect(result.items.length).toBeGreaterThan(1);
+		expect(secretsIn(producedText(result))).toEqual([]);
+	});
+});
+
+describe.each([
+	['report', '/api/v1/reports', 450],
+	['project', '/api/v1/projects', 0],
+])('Return All %ss when page 3 of 5 fails', (resource, path, reports) => {
+	beforeEach(() => {
+		if (reports) server().seedReports(reports);
+		else server().seedProjects(450);
+	});
+
+	it.each(faults)('fails as a whole on %s, handing on no partial list', async (_, fault, message) => {
+		server().injectFault({ path, query: { page: '3' }, ...fault });
+
+		const result = await runPhpRank(server(), {
+			resource,
+			operation: 'getAll',
+			returnAll: true,
+			requestOptions: { timeout: 300 },
+		});
+
+		expect(result.error?.message).toMatch(message);
+		expect(result.items).toHaveLength(0);
+		expect(apiRequests(server()).map((request) => request.query.page)).toEqual(['1', '2', '3']);
+		expect(secretsIn(producedText(result))).toEqual([]);
+	});
+});
+
+describe('the key goes only to the credential host', () => {
+	it('never follows a page answer that points elsewhere', async () => {
+		server().injectFault({
+			path: '/api/v1/reports',
+			kind: 'status',
+			status: 200,
+			body: {
+				data: [{ id: 1, url: 'example.com/', result: 50 }],
+				links: { next: 'http://127.0.0.2:9/api/v1/reports?page=2' },
+				meta: { current_page: 1, last_page: 2, path: 'http://127.0.0.2:9/api/v1/reports' },
+				status: 200,
+			},
+		});
+
+		const { items, error } = await runPhpRank(server(), { resource: 'report', operation: 'getAll', returnAll: true });
+
+		expect(error).toBeUndefined();
+		expect(apiRequests(server()).map((request) => `${request.path}?page=${request.query.page}`)).toEqual([
+			'/api/v1/reports?page=1',
+			'/api/v1/reports?page=2',
+		]);
+		expect(items.length).toBeGreaterThan(0);
+	});
+});
