@@ -9,7 +9,7 @@ import { send } from './requests';
 import { recordsToItems, unexpectedAnswer, withGrade } from './responses';
 import type { PageEnvelope } from './responses';
 import { LARGEST_PAGE_SIZE, PAGE_SIZES, PAGE_SIZE_OPTIONS } from './values';
-import { parseOption, parsePositiveInteger } from './validation';
+import { parseBoolean, parseOption, parsePositiveInteger } from './validation';
 
 export function smallestPageSizeHolding(count: number): number {
 	return PAGE_SIZES.find((size) => size >= count) ?? LARGEST_PAGE_SIZE;
@@ -37,7 +37,7 @@ async function readPages(
 	requestData: DeclarativeRestApiSettings.ResultOptions,
 	shape: (record: IDataObject) => IDataObject,
 ): Promise<INodeExecutionData[]> {
-	const returnAll = context.getNodeParameter('returnAll', false) as boolean;
+	const returnAll = parseBoolean(context, 'Return All', context.getNodeParameter('returnAll', false));
 	const limit = returnAll ? Infinity : parsePositiveInteger(context, 'Limit', context.getNodeParameter('limit', 50));
 	const perPage = pageSizeFor(context, returnAll, limit);
 	const records: IDataObject[] = [];

@@ -105,6 +105,12 @@ function describeFailure(subject: RequestSubject, response: IN8nHttpFullResponse
 			description: `${WRONG_ADDRESS_HINT} Redirects are not followed, so the API key is never sent anywhere else.`,
 		};
 	}
+	if ([413, 414, 431].includes(statusCode)) {
+		return {
+			message: `The request was too large for phpRank (${statusCode})`,
+			description: 'A search text, project name or URL is longer than the server accepts; shorten it.',
+		};
+	}
 	if (!isJsonObject(body)) {
 		const kind = describeBody(body);
 		return statusCode >= 500

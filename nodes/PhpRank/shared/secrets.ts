@@ -2,10 +2,10 @@ import type { INode, INodeParameters } from 'n8n-workflow';
 
 const HIDDEN = '[hidden]';
 
+// Expressions are hidden too: one may hold the password itself.
 function withoutPassword(parameters: INodeParameters | undefined): INodeParameters | undefined {
-	if (parameters === undefined || typeof parameters.password !== 'string') return parameters;
-	// An expression names where the password comes from, which is no secret.
-	return parameters.password.startsWith('=') ? parameters : { ...parameters, password: HIDDEN };
+	if (parameters === undefined || parameters.password === undefined || parameters.password === '') return parameters;
+	return { ...parameters, password: HIDDEN };
 }
 
 /**

@@ -73,26 +73,38 @@ export function parseProjectName(context: NodeContext, value: unknown): string {
 	if (name === '.' || name === '..') {
 		failInput(context, `Project Name ${quoted(name)} is not a project name`, 'phpRank names projects after the host of their reports, e.g. example.com.');
 	}
+	if (!isWellFormedText(name)) {
+		failInput(context, 'Project Name holds a broken character (half of a UTF-16 surrogate pair)');
+	}
 	return name;
 }
+
+// Laravel's url rule, which phpRank applies, wants the scheme's // and no white space or control characters.
+const ABSOLUTE_HTTP_URL = /^https?:\/\/[^\s/?#\\]+[^\s\\]*$/i;
 
 export function parseHttpUrl(context: NodeContext, field: string, value: unknown): string {
 	const text = typeof value === 'string' ? value.trim() : value;
 	let url: URL | undefined;
-	if (typeof text === 'string') {
+	if (typeof text === 'string' && ABSOLUTE_HTTP_URL.test(text) && !/[\u0000-\u001f\u007f]/.test(text)) {
 		try {
 			url = new URL(text);
 		} catch {
 			url = undefined;
 		}
 	}
-	if (url === undefined || !['http:', 'https:'].includes(url.protocol) || url.hostname === '') {
+	if (url === undefined || url.hostname === '') {
 		failInput(
 			context,
 			`${field} must be an absolute http(s) address such as https://example.com/page; got ${quoted(value)}`,
 		);
 	}
 	return text as string;
+}
+
+export function parseBoolean(context: NodeContext, field: string, value: unknown): boolean {
+	if (value === true || value === 'true' || value === 1 || value === '1') return true;
+	if (value === false || value === 'false' || value === 0 || value === '0') return false;
+	return failInput(context, `${field} must be true or false; got ${quoted(value)}`);
 }
 
 export function requirePassword(context: NodeContext, value: unknown): string {
@@ -104,6 +116,10 @@ export function requirePassword(context: NodeContext, value: unknown): string {
 		);
 	}
 	return value;
+}
+
+function isWellFormedText(text: string): boolean {
+	return !/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(text);
 }
 
 // n8n 2's toPathSegment does the same; n8n 1 lacks it.

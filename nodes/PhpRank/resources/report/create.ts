@@ -18,8 +18,10 @@ const properties: INodeProperties[] = [
 		routing: { send: { type: 'body', property: 'url' } },
 	},
 	privacyField(),
+	// Not `required`: n8n would then demand it whenever Privacy is an expression, even one giving 0 or 1.
+	// validateReportCreate requires it when the privacy turns out to be Password.
 	passwordField({
-		required: true,
+		description: 'Password of the report page; required with Privacy: Password',
 		displayOptions: { show: { privacy: [PRIVACY.password] } },
 	}),
 ];

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteSingleFunctions, IHttpRequestOptions, INodeProperties } from 'n8n-workflow';
 import { passwordField, privacyField, reportIdLocator } from '../../shared/descriptions';
 import { updateDisplayOptions } from '../../shared/displayOptions';
-import { failInput, parseOption, quoted, requirePassword } from '../../shared/validation';
+import { failInput, parseBoolean, parseOption, requirePassword } from '../../shared/validation';
 import { PRIVACY, PRIVACY_OPTIONS } from '../../shared/values';
 
 const showOnlyForReportUpdate = { resource: ['report'], operation: ['update'] };
@@ -30,12 +30,6 @@ const properties: INodeProperties[] = [
 ];
 
 export const reportUpdateDescription = updateDisplayOptions({ show: showOnlyForReportUpdate }, properties);
-
-function parseBoolean(context: IExecuteSingleFunctions, field: string, value: unknown): boolean {
-	if (value === true || value === 'true' || value === 1 || value === '1') return true;
-	if (value === false || value === 'false' || value === 0 || value === '0') return false;
-	return failInput(context, `${field} must be true or false; got ${quoted(value)}`);
-}
 
 export async function validateReportUpdate(
 	this: IExecuteSingleFunctions,

@@ -409,7 +409,7 @@ const OPERATIONS: Operation[] = [
 		resource: 'report',
 		operation: 'getAll',
 		specs: listSpecs('report'),
-		fields: ['Limit', 'Search', 'Search By', 'Project', 'Result', 'Sort By', 'Sort Order', 'Page Size'],
+		fields: ['Return All', 'Limit', 'Search', 'Search By', 'Project', 'Result', 'Sort By', 'Sort Order', 'Page Size'],
 		check: (request, index, all, run) => [
 			...expectRoute(request, 'GET', '/api/v1/reports'),
 			...expectNoBody(request),
@@ -462,7 +462,7 @@ const OPERATIONS: Operation[] = [
 		resource: 'project',
 		operation: 'getAll',
 		specs: listSpecs('project'),
-		fields: ['Limit', 'Search', 'Search By', 'Sort By', 'Sort Order', 'Page Size'],
+		fields: ['Return All', 'Limit', 'Search', 'Search By', 'Sort By', 'Sort Order', 'Page Size'],
 		check: (request, index, all, run) => [
 			...expectRoute(request, 'GET', '/api/v1/projects'),
 			...expectNoBody(request),
@@ -508,6 +508,7 @@ const ALL_FIELDS = [
 	'Report ID',
 	'Project Name',
 	'Project',
+	'Return All',
 	'Limit',
 	'Search By',
 	'Search',

@@ -79,15 +79,15 @@ describe('Report > Create', () => {
 		},
 	);
 
-	it('refuses privacy Password without a password', async () => {
-		const { error } = await runPhpRank(server(), create({ privacy: 2, password: '={{ "" }}' }));
+	it.each(['', '={{ "" }}'])('refuses privacy Password without a password (%p)', async (password) => {
+		const { error } = await runPhpRank(server(), create({ privacy: 2, password }));
 
 		expect(inputErrorOf(error).message).toBe('Password is required when Privacy is Password (2)');
 		expect(apiRequests(server())).toHaveLength(0);
 	});
 
 	it('refuses a privacy value outside 0, 1 and 2, naming the allowed values', async () => {
-		const { error } = await runPhpRank(server(), create({ privacy: '={{ 5 }}', password: 'unused' }));
+		const { error } = await runPhpRank(server(), create({ privacy: '={{ 5 }}' }));
 
 		expect(inputErrorOf(error).message).toBe(
 			'Privacy must be one of: 0 (Public), 1 (Private), 2 (Password); got 5',
@@ -96,7 +96,7 @@ describe('Report > Create', () => {
 	});
 
 	it('accepts privacy mapped as text by an expression', async () => {
-		const { error } = await runPhpRank(server(), create({ privacy: '={{ "1" }}', password: 'unused' }));
+		const { error } = await runPhpRank(server(), create({ privacy: '={{ "1" }}' }));
 
 		expect(error).toBeUndefined();
 		expect(apiRequests(server())[0].body).toEqual({ url: 'https://example.com/blog/', privacy: '1' });
