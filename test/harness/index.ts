@@ -15,3 +15,5 @@ export { captureLogs, logsToText, toSearchableText } from './logs';
 export type { LogCapture, LogLevel, LogLine } from './logs';
 export { distToSourcePath } from './loaders';
 export { harnessFilesDir } from './setup';
+export { createPoller } from './poll';
+export type { Poller, PollerOptions } from './poll';

@@ -160,6 +160,7 @@ export function getManyFields(
 	filters: INodeProperties[],
 	sortByOptions: INodePropertyOptions[],
 	defaultPageSize: number,
+	moreOptions: INodeProperties[] = [],
 ): INodeProperties[] {
 	return [
 		...returnAllAndLimit(),
@@ -177,7 +178,7 @@ export function getManyFields(
 			type: 'collection',
 			placeholder: 'Add Option',
 			default: {},
-			options: sortOptions(sortByOptions, defaultPageSize),
+			options: [...sortOptions(sortByOptions, defaultPageSize), ...moreOptions],
 		},
 	];
 }

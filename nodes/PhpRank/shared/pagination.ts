@@ -56,11 +56,17 @@ async function readPages(
 	return recordsToItems(context, records.slice(0, limit), shape);
 }
 
+function withoutResults(report: IDataObject): IDataObject {
+	const { results: _results, ...rest } = report;
+	return rest;
+}
+
 export async function readReportPages(
 	this: IExecutePaginationFunctions,
 	requestData: DeclarativeRestApiSettings.ResultOptions,
 ): Promise<INodeExecutionData[]> {
-	return await readPages(this, requestData, withGrade);
+	const omitResults = parseBoolean(this, 'Leave Out Per-Check Results', this.getNodeParameter('options.omitResults', false));
+	return await readPages(this, requestData, omitResults ? (report) => withGrade(withoutResults(report)) : withGrade);
 }
 
 export async function readProjectPages(

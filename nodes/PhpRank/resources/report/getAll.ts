@@ -35,7 +35,23 @@ const reportFilters: INodeProperties[] = [
 	},
 ];
 
-const properties: INodeProperties[] = getManyFields(reportFilters, REPORT_SORT_BY_OPTIONS, LARGEST_PAGE_SIZE);
+const reportOptions: INodeProperties[] = [
+	{
+		displayName: 'Leave Out Per-Check Results',
+		name: 'omitResults',
+		type: 'boolean',
+		default: false,
+		description:
+			'Whether to drop each report\'s "results" object (one entry per check, several kilobytes a report), keeping its score and grade; useful when an AI agent reads the list',
+	},
+];
+
+const properties: INodeProperties[] = getManyFields(
+	reportFilters,
+	REPORT_SORT_BY_OPTIONS,
+	LARGEST_PAGE_SIZE,
+	reportOptions,
+);
 
 export const reportGetManyDescription = updateDisplayOptions({ show: showOnlyForReportGetMany }, properties);
 

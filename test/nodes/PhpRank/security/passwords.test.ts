@@ -65,7 +65,7 @@ function expectNotShown(result: RunNodeResult, secret: string): void {
 		expectNotIn(String(error?.description ?? ''), secret, 'the error description');
 	}
 	const ownError = isEngineWrappedRefusal(result) ? (result.error?.cause as NodeOperationError) : failure;
-	if (ownError) expectNotIn(JSON.stringify(ownError.node ?? {}), secret, "the node the node's own error carries");
+	if (ownError) expectNotIn(JSON.stringify((ownError as { node?: unknown }).node ?? {}), secret, "the node the node's own error carries");
 	expectNotIn(logsOutsideEngineWrapper(result), secret, 'the logs');
 	for (const item of result.items) {
 		if (item.json.password !== undefined) expect(typeof item.json.password).toBe('boolean');

@@ -1,0 +1,56 @@
+import * as workflow from 'n8n-workflow';
+import type { INodeExecutionData, INodeType, INodeTypeDescription, IPollFunctions } from 'n8n-workflow';
+import { getProjects } from '../PhpRank/loadOptions/getProjects';
+import { CREDENTIAL_TYPE } from '../PhpRank/shared/transport';
+import { newReportProperties, pollNewReports } from './events/newReport';
+import { pollNewProjects } from './events/newProject';
+
+// n8n 1.x releases before 1.90 lack NodeConnectionTypes; their main connection has the same name.
+const MAIN_CONNECTION = (workflow as Partial<typeof workflow>).NodeConnectionTypes?.Main ?? 'main';
+
+export class PhpRankTrigger implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'phpRank Trigger',
+		name: 'phpRankTrigger',
+		icon: { light: 'file:../../icons/phpRank.svg', dark: 'file:../../icons/phpRank.dark.svg' },
+		group: ['trigger'],
+		version: 1,
+		subtitle: '={{ $parameter["event"] === "newProject" ? "New project" : "New report" }}',
+		description: 'Starts the workflow when phpRank has a new report or a new project',
+		defaults: { name: 'phpRank Trigger' },
+		polling: true,
+		inputs: [],
+		outputs: [MAIN_CONNECTION],
+		credentials: [{ name: CREDENTIAL_TYPE, required: true }],
+		properties: [
+			{
+				displayName: 'Event',
+				name: 'event',
+				type: 'options',
+				noDataExpression: true,
+				options: [
+					{
+						name: 'New Report',
+						value: 'newReport',
+						description: 'Once per report created since the last poll, oldest first, with its grade',
+					},
+					{
+						name: 'New Project',
+						value: 'newProject',
+						description: 'Once per project created since the last poll, oldest first',
+					},
+				],
+				default: 'newReport',
+			},
+			...newReportProperties,
+		],
+	};
+
+	methods = {
+		loadOptions: { getProjects },
+	};
+
+	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
+		return this.getNodeParameter('event') === 'newProject' ? await pollNewProjects(this) : await pollNewReports(this);
+	}
+}
