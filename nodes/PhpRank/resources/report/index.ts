@@ -57,7 +57,8 @@ export const reportDescription: INodeProperties[] = [
 				name: 'Get Many',
 				value: 'getAll',
 				action: 'Get many reports',
-				description: 'List reports, newest first by default, filtered by URL, project or result',
+				description:
+					'List reports, newest first by default, filtered by URL text, project or grade. Returns one item per report with its ID, URL, score (result) and grade.',
 				routing: {
 					request: { method: 'GET', url: '/reports' },
 					send: { paginate: true, preSend: [validateReportListQuery] },
