@@ -1,15 +1,12 @@
-import * as workflow from 'n8n-workflow';
 import type { INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { searchProjects } from './listSearch/searchProjects';
 import { searchReports } from './listSearch/searchReports';
 import { getProjects } from './loadOptions/getProjects';
 import { projectDescription } from './resources/project';
 import { reportDescription } from './resources/report';
+import { MAIN_CONNECTION } from './shared/descriptions';
 import { DEFAULT_MAX_RATE_LIMIT_WAIT_SECONDS } from './shared/rateLimit';
 import { CREDENTIAL_TYPE, REQUEST_DEFAULTS } from './shared/transport';
-
-// n8n 1.x releases before 1.90 lack NodeConnectionTypes; their main connection has the same name.
-const MAIN_CONNECTION = (workflow as Partial<typeof workflow>).NodeConnectionTypes?.Main ?? 'main';
 
 export class PhpRank implements INodeType {
 	description: INodeTypeDescription = {

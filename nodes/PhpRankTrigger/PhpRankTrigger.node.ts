@@ -1,12 +1,9 @@
-import * as workflow from 'n8n-workflow';
 import type { INodeExecutionData, INodeType, INodeTypeDescription, IPollFunctions } from 'n8n-workflow';
 import { getProjects } from '../PhpRank/loadOptions/getProjects';
+import { MAIN_CONNECTION } from '../PhpRank/shared/descriptions';
 import { CREDENTIAL_TYPE } from '../PhpRank/shared/transport';
 import { newReportProperties, pollNewReports } from './events/newReport';
 import { pollNewProjects } from './events/newProject';
-
-// n8n 1.x releases before 1.90 lack NodeConnectionTypes; their main connection has the same name.
-const MAIN_CONNECTION = (workflow as Partial<typeof workflow>).NodeConnectionTypes?.Main ?? 'main';
 
 export class PhpRankTrigger implements INodeType {
 	description: INodeTypeDescription = {

@@ -1,5 +1,21 @@
+import * as workflow from 'n8n-workflow';
 import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 import { DEFAULT_PRIVACY, LARGEST_PAGE_SIZE, PAGE_SIZE_OPTIONS, PRIVACY_OPTIONS, SORT_ORDER_OPTIONS } from './values';
+
+// n8n 1.x releases before 1.90 lack NodeConnectionTypes; their main connection has the same name.
+export const MAIN_CONNECTION = (workflow as Partial<typeof workflow>).NodeConnectionTypes?.Main ?? 'main';
+
+export function projectFilterField(only: string): INodeProperties {
+	return {
+		displayName: 'Project Name or ID',
+		name: 'project',
+		type: 'options',
+		typeOptions: { loadOptionsMethod: 'getProjects' },
+		allowArbitraryValues: true,
+		default: '',
+		description: `Only ${only} of this project (phpRank names a project after its host, e.g. example.com). Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.`,
+	};
+}
 
 export const reportIdLocator: INodeProperties = {
 	displayName: 'Report',

@@ -1,4 +1,5 @@
 import type { IDataObject, INodeExecutionData, INodeProperties, IPollFunctions } from 'n8n-workflow';
+import { projectFilterField } from '../../PhpRank/shared/descriptions';
 import { listSubject, withGrade } from '../../PhpRank/shared/responses';
 import { parseOption } from '../../PhpRank/shared/validation';
 import { RESULT_OPTIONS } from '../../PhpRank/shared/values';
@@ -23,16 +24,7 @@ export const newReportProperties: INodeProperties[] = [
 				default: 'bad',
 				description: 'Only reports with this grade, e.g. Bad to be told about pages that need work',
 			},
-			{
-				displayName: 'Project Name or ID',
-				name: 'project',
-				type: 'options',
-				typeOptions: { loadOptionsMethod: 'getProjects' },
-				allowArbitraryValues: true,
-				default: '',
-				description:
-					'Only reports of this project (phpRank names a project after its host). Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
-			},
+			projectFilterField('reports'),
 		],
 	},
 ];

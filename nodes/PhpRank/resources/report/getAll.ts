@@ -1,5 +1,5 @@
 import type { IExecuteSingleFunctions, IHttpRequestOptions, INodeProperties } from 'n8n-workflow';
-import { getManyFields, searchFields } from '../../shared/descriptions';
+import { getManyFields, projectFilterField, searchFields } from '../../shared/descriptions';
 import { updateDisplayOptions } from '../../shared/displayOptions';
 import { checkQuery, listQueryRules } from '../../shared/validation';
 import {
@@ -14,14 +14,7 @@ const showOnlyForReportGetMany = { resource: ['report'], operation: ['getAll'] }
 const reportFilters: INodeProperties[] = [
 	...searchFields(REPORT_SEARCH_BY_OPTIONS, 'reports whose URL is'),
 	{
-		displayName: 'Project Name or ID',
-		name: 'project',
-		type: 'options',
-		typeOptions: { loadOptionsMethod: 'getProjects' },
-		allowArbitraryValues: true,
-		default: '',
-		description:
-			'Only reports of this project (phpRank names a project after its host, e.g. example.com). Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+		...projectFilterField('reports'),
 		routing: { send: { type: 'query', property: 'project' } },
 	},
 	{
