@@ -1,0 +1,247 @@
+/**
+ * The n8n editor in headless Chromium (Debian's package, driven by playwright-core; no browser is
+ * downloaded): sign in, add the phpRank node from the node panel, read its Resource and Operation
+ * dropdowns, and open its credential to see n8n's connection test succeed.
+ */
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
+
+import { assert, assertEqual, type Checks } from './checks';
+
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+const ACTION_TIMEOUT_MS = 30_000;
+
+/** n8n appends this option to Resource and Operation of every node whose credential can also authenticate the HTTP Request node. */
+export const N8N_CUSTOM_API_CALL = 'Custom API Call';
+
+export interface EditorExpectations {
+	resources: string[];
+	operations: Record<string, string[]>;
+}
+
+export interface BrowserCheckOptions {
+	url: string;
+	email: string;
+	password: string;
+	credentialName: string;
+	screenshotsDir: string;
+	expected: EditorExpectations;
+	/** How many requests the phpRank server has answered on /api/v1/account so far. */
+	accountRequests: () => Promise<number>;
+}
+
+/** The first line of each option (n8n shows an operation's description under its name). */
+async function dropdownOptions(page: Page, parameter: string): Promise<{ options: string[]; list: Locator }> {
+	const input = page.locator(`[data-test-id="parameter-input-${parameter}"] input`).first();
+	await input.click({ timeout: ACTION_TIMEOUT_MS });
+	const listId = await input.getAttribute('aria-controls', { timeout: ACTION_TIMEOUT_MS });
+	assert(listId, `the ${parameter} dropdown names no option list`);
+	const list = page.locator(`[id="${listId}"]`);
+	const items = list.locator('.el-select-dropdown__item');
+	await items.first().waitFor({ state: 'visible', timeout: ACTION_TIMEOUT_MS });
+	// Let the opening transition end, for the screenshots.
+	await page.waitForTimeout(400);
+	const texts = await items.allInnerTexts();
+	return { options: texts.map((text) => text.split('\n')[0].trim()), list };
+}
+
+async function closeDropdown(page: Page, list: Locator): Promise<void> {
+	await page.keyboard.press('Escape');
+	await list.waitFor({ state: 'hidden', timeout: 5_000 }).catch(() => undefined);
+}
+
+async function choose(page: Page, parameter: string, option: string): Promise<void> {
+	const { list } = await dropdownOptions(page, parameter);
+	await list.locator('.el-select-dropdown__item', { hasText: option }).first().click({ timeout: ACTION_TIMEOUT_MS });
+	await list.waitFor({ state: 'hidden', timeout: 5_000 }).catch(() => undefined);
+	const shown = await page.locator(`[data-test-id="parameter-input-${parameter}"] input`).first().inputValue();
+	assertEqual(shown, option, `${parameter} after choosing ${option}`);
+}
+
+/** The documented options, and n8n's own Custom API Call as the one accepted extra. */
+function documented(options: string[], expected: string[], what: string): string {
+	const own = options.filter((option) => option !== N8N_CUSTOM_API_CALL);
+	assertEqual(own, expected, what);
+	return options.includes(N8N_CUSTOM_API_CALL) ? `${own.join(', ')}; plus n8n's ${N8N_CUSTOM_API_CALL}` : own.join(', ');
+}
+
+export interface BrowserResult {
+	screenshots: string[];
+}
+
+export async function runBrowserChecks(checks: Checks, options: BrowserCheckOptions): Promise<BrowserResult> {
+	const result: BrowserResult = { screenshots: [] };
+	const ready = await checks.check('browser: Chromium from Debian is installed', () => {
+		assert(existsSync(CHROMIUM_PATH), `${CHROMIUM_PATH} is missing: apt-get install -y chromium (or set CHROMIUM_PATH)`);
+		return CHROMIUM_PATH;
+	});
+	if (!ready) return result;
+
+	// A new, empty profile for every run.
+	const profile = mkdtempSync(path.join(os.tmpdir(), 'phprank-e2e-chromium-'));
+	let context: BrowserContext | undefined;
+	try {
+		const launched = await checks.check('browser: headless Chromium starts', async () => {
+			context = await chromium.launchPersistentContext(profile, {
+				executablePath: CHROMIUM_PATH,
+				headless: true,
+				timeout: 60_000,
+				viewport: { width: 1440, height: 900 },
+				args: [
+					'--headless',
+					'--no-sandbox',
+					'--disable-gpu',
+					'--disable-quic',
+					'--no-first-run',
+					'--disable-background-networking',
+					'--disable-component-update',
+					'--disable-sync',
+				],
+			});
+			return `Chromium ${context.browser()?.version() ?? (await versionOf(context))}`;
+		});
+		if (!launched || !context) return result;
+		await editorChecks(checks, options, context, result);
+	} finally {
+		await context?.close().catch(() => undefined);
+		rmSync(profile, { recursive: true, force: true });
+	}
+	return result;
+}
+
+async function versionOf(context: BrowserContext): Promise<string> {
+	const page = context.pages()[0] ?? (await context.newPage());
+	return await page.evaluate(() => navigator.userAgent.replace(/^.*Chrome\/([\d.]+).*$/, '$1'));
+}
+
+async function editorChecks(checks: Checks, options: BrowserCheckOptions, context: BrowserContext, result: BrowserResult): Promise<void> {
+	const page = context.pages()[0] ?? (await context.newPage());
+	page.setDefaultTimeout(ACTION_TIMEOUT_MS);
+	page.setDefaultNavigationTimeout(60_000);
+	let failureShots = 0;
+	const screenshot = async (name: string) => {
+		const file = path.join(options.screenshotsDir, name);
+		await page.screenshot({ path: file, animations: 'disabled' });
+		result.screenshots.push(file);
+		return file;
+	};
+	/** A check whose failure leaves a screenshot of the page behind; false ends the browser checks. */
+	const check = async (name: string, body: () => Promise<string | void>) => {
+		const passed = await checks.check(name, body);
+		if (!passed) {
+			failureShots++;
+			const file = await screenshot(`failure-${failureShots}.png`).catch(() => undefined);
+			if (file) checks.info(`screenshot of the page: ${file}`);
+		}
+		return passed;
+	};
+	const relative = (file: string) => path.relative(process.cwd(), file);
+
+	if (
+		!(await check('browser: signs in to n8n as the owner', async () => {
+			await page.goto(`${options.url}/signin`);
+			await page.locator('input[name="emailOrLdapLoginId"]').fill(options.email);
+			await page.locator('input[name="password"]').fill(options.password);
+			await page.locator('[data-test-id="form-submit-button"]').click();
+			await page.waitForURL((url) => !url.pathname.startsWith('/signin'), { timeout: 60_000 });
+			return new URL(page.url()).pathname;
+		}))
+	) {
+		return;
+	}
+
+	const search = async (text: string) => {
+		await page.locator('[data-test-id="node-creator-plus-button"]').click();
+		const input = page.locator('[data-test-id="node-creator-search-bar"] input, input[data-test-id="node-creator-search-bar"]').first();
+		await input.fill(text);
+		return page.locator('[data-test-id="node-creator"] [data-test-id="item-iterator-item"]');
+	};
+
+	if (
+		!(await check('browser: the node panel finds the phpRank node by searching "phpRank"', async () => {
+			await page.goto(`${options.url}/workflow/new`);
+			// A trigger first, so that the panel offers action nodes.
+			const triggers = await search('Manual Trigger');
+			await triggers.filter({ hasText: 'Manual Trigger' }).first().click();
+			await page.locator('[data-test-id="canvas-node"]').first().waitFor({ state: 'visible' });
+			const items = await search('phpRank');
+			const phpRank = items.filter({ has: page.locator('[data-test-id="node-creator-item-name"]', { hasText: /^phpRank$/ }) });
+			await phpRank.first().waitFor({ state: 'visible' });
+			await phpRank.first().click();
+			const actions = page.locator('[data-test-id="node-creator"] [data-test-id="item-iterator-item"]');
+			await actions.filter({ hasText: 'Create a report' }).first().waitFor({ state: 'visible' });
+			const texts = (await actions.allInnerTexts()).map((text) => text.trim());
+			for (const action of ['Create a report', 'Delete a report', 'Get a report', 'Get many reports', 'Update a report', 'Delete a project', 'Get many projects']) {
+				assert(texts.includes(action), `the action list lacks "${action}": ${texts.join(' | ')}`);
+			}
+			return 'its actions are listed';
+		}))
+	) {
+		return;
+	}
+
+	if (
+		!(await check('browser: adding "Create a report" opens the phpRank node', async () => {
+			await page.locator('[data-test-id="node-creator"] [data-test-id="item-iterator-item"]', { hasText: 'Create a report' }).first().click();
+			await page.locator('[data-test-id="ndv"]').waitFor({ state: 'visible' });
+			await page.locator('[data-test-id="parameter-input-resource"]').waitFor({ state: 'visible' });
+			await page.locator('[data-test-id="parameter-input-url"]').waitFor({ state: 'visible' });
+			// Show every option of an open dropdown in the screenshots, without scrolling.
+			await page.addStyleTag({ content: '.el-select-dropdown__wrap { max-height: none !important; }' });
+			return relative(await screenshot('phprank-node.png'));
+		}))
+	) {
+		return;
+	}
+
+	await check('browser: Resource offers Report and Project', async () => {
+		const { options: resources, list } = await dropdownOptions(page, 'resource');
+		await closeDropdown(page, list);
+		const own = resources.filter((option) => option !== N8N_CUSTOM_API_CALL);
+		assertEqual([...own].sort(), [...options.expected.resources].sort(), 'Resource options');
+		return resources.includes(N8N_CUSTOM_API_CALL) ? `${own.join(', ')}; plus n8n's ${N8N_CUSTOM_API_CALL}` : own.join(', ');
+	});
+
+	for (const [resource, operations] of Object.entries(options.expected.operations)) {
+		await check(`browser: ${resource} > Operation offers exactly ${operations.join(', ')}`, async () => {
+			await choose(page, 'resource', resource);
+			const { options: shown, list } = await dropdownOptions(page, 'operation');
+			const detail = documented(shown, operations, `${resource} operations`);
+			const file = await screenshot(`phprank-node-${resource.toLowerCase()}-operations.png`);
+			await closeDropdown(page, list);
+			return `${detail}; ${relative(file)}`;
+		});
+	}
+
+	await check('browser: the credential dialog tests the phpRank credential successfully', async () => {
+		const selected = await page.locator('[data-test-id="node-credentials-select"] input').first().inputValue();
+		assertEqual(selected, options.credentialName, 'credential selected on the node');
+		const before = await options.accountRequests();
+		const tested = page.waitForResponse((response) => response.url().endsWith('/rest/credentials/test'), { timeout: 20_000 });
+		await page.locator('[data-test-id="credential-edit-button"]').click();
+		const modal = page.locator('[data-test-id="editCredential-modal"]');
+		await modal.waitFor({ state: 'visible' });
+		let response = await tested.catch(() => undefined);
+		if (!response) {
+			// The dialog reused an earlier result: ask for a new test.
+			const retest = page.waitForResponse((answer) => answer.url().endsWith('/rest/credentials/test'));
+			await modal.getByRole('button', { name: 'Retry' }).click();
+			response = await retest;
+		}
+		const answer = (await response.json()) as { data?: { status?: string; message?: string } };
+		assertEqual(answer.data?.status, 'OK', `POST /rest/credentials/test status (${answer.data?.message ?? ''})`);
+		const banner = modal.locator('[data-test-id="credentials-config-container-test-success"]');
+		await banner.waitFor({ state: 'visible' });
+		const text = (await banner.innerText()).split('\n')[0].trim();
+		// The banner's Retry button shows a spinner until n8n has settled the test.
+		await banner.getByRole('button', { name: 'Retry' }).waitFor({ state: 'visible', timeout: 10_000 }).catch(() => undefined);
+		await page.waitForTimeout(300);
+		const after = await options.accountRequests();
+		assert(after > before, 'the phpRank server received no GET /api/v1/account for the test');
+		return `"${text}"; ${relative(await screenshot('phprank-credential.png'))}`;
+	});
+}

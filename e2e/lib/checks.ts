@@ -1,0 +1,83 @@
+/** One line per check, `PASS` or `FAIL`, and a plain summary line at the end. */
+import { errorMessage, seconds } from './util';
+
+export class Checks {
+	passed = 0;
+
+	failed = 0;
+
+	readonly failures: string[] = [];
+
+	section(title: string): void {
+		console.log(`\n== ${title}`);
+	}
+
+	info(text: string): void {
+		console.log(`   ${text}`);
+	}
+
+	pass(name: string, detail?: string): void {
+		this.passed++;
+		console.log(`PASS ${name}${detail ? ` (${detail})` : ''}`);
+	}
+
+	fail(name: string, reason: string): void {
+		this.failed++;
+		this.failures.push(name);
+		const [first, ...rest] = reason.split('\n');
+		console.log(`FAIL ${name}: ${first}`);
+		for (const line of rest) console.log(`     ${line}`);
+	}
+
+	/**
+	 * Runs one check. A returned string is shown as its detail. Returns whether it passed; a failure is
+	 * counted and does not throw.
+	 */
+	async check(name: string, body: () => Promise<string | void> | string | void): Promise<boolean> {
+		const startedAt = Date.now();
+		try {
+			const detail = await body();
+			const took = Date.now() - startedAt;
+			this.pass(name, [detail, took >= 2000 ? seconds(took) : ''].filter(Boolean).join(', '));
+			return true;
+		} catch (error) {
+			this.fail(name, errorMessage(error));
+			return false;
+		}
+	}
+
+	/** A check later steps depend on: its failure ends the suite (after it is counted). */
+	async step<T>(name: string, body: () => Promise<T>, detail?: (value: T) => string): Promise<T> {
+		const startedAt = Date.now();
+		try {
+			const value = await body();
+			const took = Date.now() - startedAt;
+			this.pass(name, [detail?.(value), took >= 2000 ? seconds(took) : ''].filter(Boolean).join(', '));
+			return value;
+		} catch (error) {
+			this.fail(name, errorMessage(error));
+			throw new StepFailed(name);
+		}
+	}
+
+	summary(): string {
+		return `${this.passed} passed, ${this.failed} failed`;
+	}
+}
+
+/** Thrown by `Checks.step`; already reported. */
+export class StepFailed extends Error {
+	constructor(readonly step: string) {
+		super(`stopped after "${step}" failed`);
+	}
+}
+
+export function assert(condition: unknown, message: string): asserts condition {
+	if (!condition) throw new Error(message);
+}
+
+export function assertEqual(actual: unknown, expected: unknown, what: string): void {
+	const a = JSON.stringify(actual);
+	const e = JSON.stringify(expected);
+	if (a !== e) throw new Error(`${what}: expected ${e}, got ${a}`);
+}

@@ -1,0 +1,161 @@
+/**
+ * What each offline example must have done, read from the execution n8n printed and from the bundled server's
+ * state. Every run starts from a known server state (`prepare`).
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+
+import type { PhpRankServer } from '../../server';
+import { assert, assertEqual } from './checks';
+import { nodeOutput, type CliExecution } from './n8n';
+import { EXAMPLES_DIR } from './util';
+
+export interface ExampleExpectation {
+	/** Brings the server into the state the checks assume. */
+	prepare(server: PhpRankServer): void;
+	/** Throws when the run did not do what it should; returns a short summary of what it did. */
+	verify(execution: CliExecution, server: PhpRankServer, before: ServerSnapshot): string;
+}
+
+export interface ServerSnapshot {
+	reports: ReturnType<PhpRankServer['reports']>;
+	projects: ReturnType<PhpRankServer['projects']>;
+}
+
+export function snapshot(server: PhpRankServer): ServerSnapshot {
+	return { reports: server.reports(), projects: server.projects() };
+}
+
+const SEEDED_REPORTS = 20;
+
+function reseed(server: PhpRankServer): void {
+	server.reset();
+	server.seedReports(SEEDED_REPORTS);
+}
+
+function csvRows(): Array<{ url: string; owner: string }> {
+	// The spreadsheet has no quoted fields, so a plain split reads it.
+	return readFileSync(path.join(EXAMPLES_DIR, 'data', 'urls.csv'), 'utf8')
+		.trim()
+		.split('\n')
+		.slice(1)
+		.map((line) => {
+			const [url, owner] = line.split(',');
+			return { url, owner };
+		});
+}
+
+const ids = (items: Array<Record<string, unknown>>) => items.map((item) => item.id);
+const sorted = <T>(values: T[]) => [...values].sort((a, b) => (String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0));
+
+const spreadsheetOffline: ExampleExpectation = {
+	prepare: (server) => server.reset(),
+	verify(execution, server) {
+		const rows = csvRows();
+		const unreachable = rows.filter((row) => new URL(row.url).hostname.endsWith('.invalid'));
+		assertEqual(nodeOutput(execution, 'Extract rows').map((item) => item.url), rows.map((row) => row.url), 'rows read from examples/data/urls.csv');
+
+		const reports = nodeOutput(execution, 'Create SEO report', 0);
+		const failures = nodeOutput(execution, 'Create SEO report', 1);
+		// n8n sends the rows' requests concurrently: the server numbers the reports in arrival order.
+		const created = server.reports();
+		const reachable = rows.filter((row) => !unreachable.includes(row));
+		const bare = (url: string) => url.replace(/\/$/, '');
+		assertEqual(created.length, reachable.length, 'reports created on the server (one per reachable CSV row)');
+		assertEqual(sorted(created.map((report) => bare(report.targetUrl))), sorted(reachable.map((row) => bare(row.url))), 'URLs of the reports created on the server');
+		assertEqual(sorted(ids(reports)), sorted(created.map((report) => report.id)), 'items on the success output of "Create SEO report"');
+		assertEqual(
+			reports.map((report) => created.find((candidate) => candidate.id === report.id)?.targetUrl).map((url) => bare(String(url))),
+			reachable.map((row) => bare(row.url)),
+			'reports in the order of their rows',
+		);
+		assertEqual(failures.length, unreachable.length, 'items on the error output (the .invalid row)');
+		assertEqual(nodeOutput(execution, 'Unreachable pages').length, unreachable.length, 'items reaching "Unreachable pages"');
+
+		const inRowOrder = reports.map((report) => created.find((candidate) => candidate.id === report.id)!);
+		const bad = inRowOrder.filter((report) => report.score < 49);
+		assert(bad.length > 0 && bad.length < created.length, `expected a mix of grades, got ${bad.length} bad of ${created.length}`);
+		assertEqual(ids(nodeOutput(execution, 'Grade is bad?', 0)), bad.map((report) => report.id), 'reports on the IF node\'s true branch (score below 49)');
+		assertEqual(
+			ids(nodeOutput(execution, 'Grade is bad?', 1)),
+			inRowOrder.filter((report) => report.score >= 49).map((report) => report.id),
+			'reports on the IF node\'s false branch',
+		);
+		assertEqual(
+			nodeOutput(execution, 'Build alert message').map((item) => item.text),
+			bad.map((report) => `SEO alert: ${report.url} scored ${Math.round(report.score)} (bad)`),
+			'alert messages',
+		);
+		return `${rows.length} CSV rows: ${created.length} reports created, ${bad.length} bad on the IF's true branch, ${failures.length} on the error output`;
+	},
+};
+
+const weeklyCleanUp: ExampleExpectation = {
+	prepare: reseed,
+	verify(execution, server, before) {
+		// phpRank's "bad" filter: a stored score below 49.
+		const bad = before.reports.filter((report) => report.result < 49).sort((a, b) => a.id - b.id);
+		assert(bad.length > 0, 'the seeded server has no bad reports to clean up');
+		assertEqual(ids(nodeOutput(execution, 'Find bad reports')), bad.map((report) => report.id), 'reports found (bad, oldest first)');
+		assertEqual(
+			nodeOutput(execution, 'Delete report'),
+			bad.map((report) => ({ deleted: true, id: report.id })),
+			'Delete report output',
+		);
+		const after = server.reports();
+		assertEqual(after.filter((report) => report.result < 49).length, 0, 'bad reports left on the server');
+		assertEqual(
+			after.map((report) => report.id),
+			before.reports.filter((report) => report.result >= 49).map((report) => report.id),
+			'reports kept on the server',
+		);
+		return `${bad.length} of ${before.reports.length} reports were bad and deleted, ${after.length} kept`;
+	},
+};
+
+const projectDigestOffline: ExampleExpectation = {
+	prepare: reseed,
+	verify(execution, _server, before) {
+		const projects = before.projects;
+		assert(projects.length > 1, 'the seeded server has fewer than two projects');
+		assertEqual(nodeOutput(execution, 'Get all projects').length, projects.length, 'projects read');
+		const [digest, ...more] = nodeOutput(execution, 'Build digest');
+		assert(digest && more.length === 0, 'expected one digest item');
+		const reportCount = projects.reduce((sum, project) => sum + project.reports, 0);
+		assertEqual(digest.projectCount, projects.length, 'projectCount');
+		assertEqual(digest.reportCount, reportCount, 'reportCount');
+
+		const [header, ...lines] = String(digest.text).split('\n');
+		assertEqual(
+			header,
+			`*phpRank weekly digest*: ${projects.length} projects, ${reportCount} reports. Lowest average score first:`,
+			'digest header',
+		);
+		const average = (project: { reports: number; result: number }) => Math.round(project.result / Math.max(project.reports, 1));
+		const expectedLines = projects.map(
+			(project) => `• ${project.project}: ${average(project)}/100 on average over ${project.reports} ${project.reports === 1 ? 'report' : 'reports'}`,
+		);
+		assertEqual([...lines].sort(), [...expectedLines].sort(), 'one digest line per project');
+		const averages = lines.map((line) => Number(/: (\d+)\/100/.exec(line)?.[1]));
+		assert(
+			averages.every((value, index) => index === 0 || averages[index - 1] <= value),
+			`digest lines are not ordered by average score: ${averages.join(', ')}`,
+		);
+		return `${projects.length} projects, ${reportCount} reports, lowest average ${averages[0]}/100 first`;
+	},
+};
+
+/** Checks for the examples this suite knows; any other offline example must at least run without error. */
+export const EXPECTATIONS: Record<string, ExampleExpectation> = {
+	'spreadsheet-to-seo-reports-offline.json': spreadsheetOffline,
+	'weekly-report-clean-up.json': weeklyCleanUp,
+	'project-digest-offline.json': projectDigestOffline,
+};
+
+export const GENERIC_EXPECTATION: ExampleExpectation = {
+	prepare: reseed,
+	verify(execution) {
+		const ran = Object.keys(execution.data.resultData.runData);
+		return `${ran.length} nodes ran`;
+	},
+};

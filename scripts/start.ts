@@ -1,0 +1,148 @@
+/**
+ * `npm start`: n8n with this package installed, ready to try in the browser.
+ *
+ * Installs n8n and Node.js 24 from the npm registry on the first run (cached in .n8n-e2e/), builds and packs the
+ * package and installs it the way n8n installs community packages, starts the bundled phpRank-compatible server,
+ * gives n8n a credential for it and imports the example workflows, then starts n8n on 127.0.0.1 and prints the
+ * address and the sign-in. n8n's data stays in .n8n-e2e/start-home between runs (`npm start -- --fresh` starts
+ * over); the examples are imported once, so changes made to them in n8n are kept.
+ *
+ *   npm start                      # n8n on port 5678, or a free one
+ *   npm start -- --port 5700
+ *   npm start -- --fresh
+ */
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+
+import { buildAndPack, installIntoUserFolder } from '../e2e/lib/communityPackage';
+import { DEMO_CREDENTIAL, loadExamples, writeCredentialFile, writeImportFolder } from '../e2e/lib/examples';
+import { n8nCli, n8nEnv, N8nRest, startN8n, type Owner, type RunningN8n } from '../e2e/lib/n8n';
+import { CACHE_DIR, ensureN8n } from '../e2e/lib/n8nInstall';
+import { installCleanup, stopAll } from '../e2e/lib/processes';
+import { errorMessage, freePort, portIsFree, REPOSITORY_ROOT, seconds } from '../e2e/lib/util';
+import { startPhpRankServer, type PhpRankServer } from '../server';
+
+const HOME = path.join(CACHE_DIR, 'start-home');
+const OWNER_FILE = path.join(HOME, 'owner.json');
+const DEFAULT_OWNER: Owner = { email: 'demo@phprank.test', password: 'PhpRank-demo-1', firstName: 'Demo', lastName: 'Owner' };
+const DEFAULT_PORT = 5678;
+const SEEDED_REPORTS = 20;
+
+const say = (text = '') => console.log(text);
+const step = (text: string) => console.log(`» ${text}`);
+
+async function choosePort(requested: string | undefined): Promise<number> {
+	if (requested) {
+		const port = Number(requested);
+		if (!Number.isInteger(port) || port <= 0 || port > 65535) throw new Error(`--port needs a port number, got "${requested}"`);
+		if (!(await portIsFree(port))) throw new Error(`port ${port} is in use`);
+		return port;
+	}
+	return (await portIsFree(DEFAULT_PORT)) ? DEFAULT_PORT : await freePort();
+}
+
+function readOwner(): Owner | undefined {
+	try {
+		return JSON.parse(readFileSync(OWNER_FILE, 'utf8')) as Owner;
+	} catch {
+		return undefined;
+	}
+}
+
+async function main(): Promise<void> {
+	const { values } = parseArgs({ options: { fresh: { type: 'boolean' }, port: { type: 'string' }, help: { type: 'boolean' } } });
+	if (values.help) {
+		say('npm start [-- --port <n>] [-- --fresh]: n8n with n8n-nodes-phprank, the bundled phpRank server and the examples');
+		return;
+	}
+	const startedAt = Date.now();
+	let server: PhpRankServer | undefined;
+	let n8n: RunningN8n | undefined;
+	const work = mkdtempSync(path.join(os.tmpdir(), 'phprank-start-'));
+	let stopping = false;
+	const shutdown = async () => {
+		if (stopping) return;
+		stopping = true;
+		say('\nStopping n8n and the bundled phpRank server…');
+		await n8n?.stop().catch(() => undefined);
+		await server?.close().catch(() => undefined);
+		rmSync(work, { recursive: true, force: true });
+	};
+	installCleanup(shutdown);
+
+	try {
+		const port = await choosePort(values.port ?? process.env.N8N_PORT);
+
+		step('n8n and Node.js 24');
+		const install = await ensureN8n({ log: (text) => say(`  ${text}`) });
+		say(`  n8n ${install.n8nVersion} on Node.js ${install.nodeVersion}${install.cached ? ' (installed before)' : ''}`);
+
+		if (values.fresh) rmSync(HOME, { recursive: true, force: true });
+		mkdirSync(HOME, { recursive: true });
+
+		step('building and installing n8n-nodes-phprank as a community package');
+		const packed = await buildAndPack(path.join(work, 'pack'));
+		await installIntoUserFolder(HOME, packed);
+		say(`  ${packed.name} ${packed.version} in ${path.relative(REPOSITORY_ROOT, path.join(HOME, '.n8n', 'nodes'))}`);
+
+		step('starting the bundled phpRank-compatible server');
+		server = await startPhpRankServer({ host: '127.0.0.1', port: 0, seedReports: SEEDED_REPORTS });
+		say(`  ${server.url} with ${SEEDED_REPORTS} sample reports`);
+
+		const cliEnv = n8nEnv(install, { userFolder: HOME, brokerPort: await freePort() });
+		step(`credential "${DEMO_CREDENTIAL.name}" for it`);
+		const credentialFile = writeCredentialFile(path.join(work, 'credentials.json'), { baseUrl: server.url, apiKey: server.apiKey });
+		await n8nCli(install, cliEnv, ['import:credentials', `--input=${credentialFile}`], { logName: 'start-import' });
+
+		const examples = loadExamples();
+		const listed = (await n8nCli(install, cliEnv, ['list:workflow'], { logName: 'start-import' })).stdout.split('\n');
+		const missing = examples.filter((example) => !listed.some((line) => line.startsWith(`${example.id}|`)));
+		step(`example workflows: ${missing.length ? `importing ${missing.length}` : 'already imported'}`);
+		if (missing.length) {
+			const importDir = writeImportFolder(missing, path.join(work, 'examples'));
+			await n8nCli(install, cliEnv, ['import:workflow', '--separate', `--input=${importDir}`], { logName: 'start-import' });
+			for (const example of missing) say(`  ${example.workflow.name} (examples/${example.file})`);
+		}
+
+		step('starting n8n');
+		const env = n8nEnv(install, { userFolder: HOME, brokerPort: await freePort(), port });
+		n8n = await startN8n(install, env, { port, logName: 'start-n8n' });
+		const rest = new N8nRest(n8n.url);
+		let owner = readOwner();
+		if (await rest.needsOwnerSetup()) {
+			owner = DEFAULT_OWNER;
+			await rest.setupOwner(owner);
+			writeFileSync(OWNER_FILE, `${JSON.stringify(owner, null, 2)}\n`, { mode: 0o600 });
+		}
+
+		const offline = examples.filter((example) => example.offline).map((example) => example.workflow.name);
+		say();
+		say(`n8n ${install.n8nVersion} with ${packed.name} ${packed.version} is ready (${seconds(Date.now() - startedAt)}):`);
+		say();
+		say(`  Open       ${n8n.url}`);
+		say(`  Sign in    ${owner ? `${owner.email} / ${owner.password}` : 'with the owner account you set up earlier'}`);
+		say(`  phpRank    the bundled server at ${server.url}; credential "${DEMO_CREDENTIAL.name}" points at it`);
+		say(`  Examples   ${examples.length} workflows in Overview; these run right away: ${offline.join(', ')}`);
+		say(`  Data       ${path.relative(REPOSITORY_ROOT, HOME)} (npm start -- --fresh starts over)`);
+		say();
+		say('Press Ctrl+C to stop.');
+
+		const code = await n8n.process.exited;
+		if (stopping) return;
+		throw new Error(`n8n stopped (exit code ${code}); see .artifacts/e2e/logs/start-n8n.log`);
+	} catch (error) {
+		if (stopping) return;
+		console.error(`\nnpm start failed: ${errorMessage(error)}`);
+		await shutdown();
+		await stopAll();
+		process.exit(1);
+	}
+}
+
+if (!existsSync(path.join(REPOSITORY_ROOT, 'node_modules'))) {
+	console.error('Run npm ci first.');
+	process.exit(1);
+}
+void main();
