@@ -41,12 +41,14 @@ const EDITOR = {
 
 const NODE_TYPE = `${PACKAGE_NODE_PREFIX}phpRank`;
 const TOOL_NODE_TYPE = `${PACKAGE_NODE_PREFIX}phpRankTool`;
+const TRIGGER_NODE_TYPE = `${PACKAGE_NODE_PREFIX}phpRankTrigger`;
 
 interface NodeTypeDescription {
 	name: string;
 	version: number | number[];
 	displayName: string;
 	credentials?: Array<{ name: string }>;
+	polling?: boolean;
 }
 
 function cleanArtifacts(): void {
@@ -202,6 +204,12 @@ async function main(): Promise<number> {
 			const tool = nodeTypes.find((type) => type.name === TOOL_NODE_TYPE);
 			assert(tool, 'missing: is the node usableAsTool?');
 			return `"${tool.displayName}"`;
+		});
+		await checks.check(`trigger ${TRIGGER_NODE_TYPE} registered as a polling trigger`, () => {
+			const trigger = nodeTypes.find((type) => type.name === TRIGGER_NODE_TYPE);
+			assert(trigger, `not among the ${nodeTypes.length} node types`);
+			assert(trigger.polling === true, 'it is not a polling trigger');
+			return `"${trigger.displayName}"`;
 		});
 		await checks.check(`credential type ${DEMO_CREDENTIAL.type} registered (GET /types/credentials.json)`, async () => {
 			const credentialTypes = await rest.call<Array<{ name: string; displayName: string }>>('GET', '/types/credentials.json');
