@@ -1,0 +1,198 @@
+/**
+ * The jobs run as n8n runs them: in n8n-core's WorkflowExecute (through the test harness), from a
+ * Manual Trigger with the input items pinned on it. The phpRank node is the built one from `dist/`,
+ * as an n8n instance loads it; the HTTP Request node comes from n8n-nodes-base.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+
+import type { ICredentialType, INode, INodeParameters, INodeType, IVersionedNodeType } from 'n8n-workflow';
+
+import { runNode, runWorkflow, TRIGGER_NODE_NAME } from '../../test/harness';
+import type { WorkflowFixture } from '../../test/harness';
+import type { Job, Target } from '../plan';
+import { inputItems, LARGEST_PAGE_SIZE } from '../plan';
+
+export const REPOSITORY_ROOT = path.resolve(__dirname, '..', '..');
+
+/**
+ * The built package: `dist/`, or the copy of it the benchmark took when it started (BENCH_DIST),
+ * so that a rebuild in the working tree during a run cannot change or remove what is measured.
+ */
+export function builtPackage(directory = process.env.BENCH_DIST ?? path.join(REPOSITORY_ROOT, 'dist')) {
+	return {
+		directory,
+		node: path.join(directory, 'nodes', 'PhpRank', 'PhpRank.node.js'),
+		credentials: path.join(directory, 'credentials', 'PhpRankApi.credentials.js'),
+	};
+}
+
+const RUN_TIMEOUT_MS = 600_000;
+
+/** A prepared run: everything is loaded and built, only the run itself is left (and timed). */
+export type Run = () => Promise<number>;
+
+function loadBuiltNode(fresh: boolean): { node: INodeType; credentials: ICredentialType } {
+	const built = builtPackage();
+	// A fresh copy of the node's modules has learnt nothing yet about the server's rate limit, as in an
+	// n8n process that has not talked to this phpRank in the last minute.
+	if (fresh) for (const file of Object.keys(require.cache)) if (file.startsWith(built.directory + path.sep)) delete require.cache[file];
+	const { PhpRank } = require(built.node) as { PhpRank: new () => INodeType };
+	const { PhpRankApi } = require(built.credentials) as { PhpRankApi: new () => ICredentialType };
+	return { node: new PhpRank(), credentials: new PhpRankApi() };
+}
+
+function phpRankParameters(job: Job): INodeParameters {
+	switch (job.kind) {
+		case 'list': {
+			const resource = job.resource === 'reports' ? 'report' : 'project';
+			const amount = job.limit === undefined ? { returnAll: true } : { returnAll: false, limit: job.limit };
+			return { resource, operation: 'getAll', ...amount };
+		}
+		case 'create':
+			return { resource: 'report', operation: 'create', url: '={{ $json.url }}' };
+		case 'get':
+			return { resource: 'report', operation: 'get', reportId: { __rl: true, mode: 'id', value: '={{ $json.id }}' } };
+	}
+}
+
+/** The phpRank node; `freshRateLimitState` loads its modules anew so that it sends its lone first request. */
+export function preparePhpRankNode(job: Job, target: Target, options: { freshRateLimitState: boolean }): Run {
+	const built = loadBuiltNode(options.freshRateLimitState);
+	const parameters = phpRankParameters(job);
+	const items = inputItems(job);
+	return async () => {
+		const result = await runNode({
+			parameters,
+			items,
+			credentials: { phpRankApi: { baseUrl: target.url, apiKey: target.apiKey } },
+			nodeTypes: { 'n8n-nodes-phprank.phpRank': built.node },
+			credentialTypes: [built.credentials],
+			timeoutMs: RUN_TIMEOUT_MS,
+		});
+		if (result.error) throw result.error;
+		const failed = result.items.filter((item) => item.error).length;
+		if (failed > 0) throw new Error(`${failed} items failed`);
+		return result.items.length;
+	};
+}
+
+/** How the user tells the HTTP Request node's pagination that it is done. */
+export type CompleteWhen = 'dataEmpty' | 'lastPage';
+
+const COMPLETE_EXPRESSIONS: Record<CompleteWhen, string> = {
+	dataEmpty: '={{ $response.body.data.length === 0 }}',
+	lastPage: '={{ $response.body.meta.current_page >= $response.body.meta.last_page }}',
+};
+
+/** Where an n8n installation keeps n8n-nodes-base, if one is set up under `.n8n-e2e/`. */
+export function installedNodesBase(): { directory?: string; reason: string } {
+	const directory = path.join(REPOSITORY_ROOT, '.n8n-e2e', 'node_modules', 'n8n-nodes-base');
+	const manifest = path.join(directory, 'package.json');
+	if (!existsSync(manifest)) return { reason: `no n8n installation found (${path.relative(REPOSITORY_ROOT, manifest)} is missing)` };
+	const { version } = JSON.parse(readFileSync(manifest, 'utf8')) as { version: string };
+	return { directory, reason: `n8n-nodes-base@${version} from the n8n installation under .n8n-e2e/` };
+}
+
+function loadHttpRequest(nodesBaseDirectory: string): IVersionedNodeType {
+	const file = path.join(nodesBaseDirectory, 'dist', 'nodes', 'HttpRequest', 'HttpRequest.node.js');
+	const { HttpRequest } = require(file) as { HttpRequest: new () => IVersionedNodeType };
+	return new HttpRequest();
+}
+
+const HTTP_NODE = 'HTTP Request';
+const SPLIT_NODE = 'Split Out';
+const LIMIT_NODE = 'Limit';
+
+/**
+ * The HTTP Request node set up as n8n's documentation shows: generic Header Auth credential
+ * (Authorization: Bearer <key>), an Accept header, and for lists Pagination > "Update a Parameter
+ * in Each Request" with page = {{ $pageCount + 1 }} and pages of 100; a Split Out node turns each
+ * page into one item per record, and for a limit, Max Pages plus a Limit node keep that many.
+ */
+function httpRequestWorkflow(job: Job, target: Target, version: number, completeWhen: CompleteWhen): WorkflowFixture {
+	const common: INodeParameters = {
+		authentication: 'genericCredentialType',
+		genericAuthType: 'httpHeaderAuth',
+		sendHeaders: true,
+		headerParameters: { parameters: [{ name: 'Accept', value: 'application/json' }] },
+	};
+	let parameters: INodeParameters;
+	const after: INode[] = [];
+	if (job.kind === 'list') {
+		const pages = job.limit === undefined ? undefined : Math.ceil(job.limit / LARGEST_PAGE_SIZE);
+		parameters = {
+			method: 'GET',
+			url: `${target.url}/api/v1/${job.resource}`,
+			...common,
+			sendQuery: true,
+			queryParameters: { parameters: [{ name: 'per_page', value: String(LARGEST_PAGE_SIZE) }] },
+			options: {
+				pagination: {
+					pagination: {
+						paginationMode: 'updateAParameterInEachRequest',
+						parameters: { parameters: [{ type: 'qs', name: 'page', value: '={{ $pageCount + 1 }}' }] },
+						paginationCompleteWhen: 'other',
+						completeExpression: COMPLETE_EXPRESSIONS[completeWhen],
+						...(pages === undefined ? {} : { limitPagesFetched: true, maxRequests: pages }),
+					},
+				},
+			},
+		};
+		after.push(node(SPLIT_NODE, 'n8n-nodes-base.splitOut', 1, { fieldToSplitOut: 'data' }));
+		if (job.limit !== undefined) after.push(node(LIMIT_NODE, 'n8n-nodes-base.limit', 1, { maxItems: job.limit }));
+	} else if (job.kind === 'create') {
+		parameters = {
+			method: 'POST',
+			url: `${target.url}/api/v1/reports`,
+			...common,
+			sendBody: true,
+			contentType: 'form-urlencoded',
+			bodyParameters: {
+				parameters: [
+					{ name: 'url', value: '={{ $json.url }}' },
+					{ name: 'privacy', value: '0' },
+				],
+			},
+			options: {},
+		};
+	} else {
+		parameters = { method: 'GET', url: `=${target.url}/api/v1/reports/{{ $json.id }}`, ...common, options: {} };
+	}
+	const http = { ...node(HTTP_NODE, 'n8n-nodes-base.httpRequest', version, parameters), credentials: { httpHeaderAuth: { id: '1', name: 'phpRank key' } } };
+	const chain = [node(TRIGGER_NODE_NAME, 'n8n-nodes-base.manualTrigger', 1, {}), http, ...after];
+	const connections: WorkflowFixture['connections'] = {};
+	for (let index = 0; index < chain.length - 1; index++) {
+		connections[chain[index].name] = { main: [[{ node: chain[index + 1].name, type: 'main', index: 0 }]] };
+	}
+	return { nodes: chain, connections, pinData: { [TRIGGER_NODE_NAME]: inputItems(job) } };
+}
+
+function node(name: string, type: string, typeVersion: number, parameters: INodeParameters): INode {
+	return { id: `bench-${name.replace(/\W/g, '-').toLowerCase()}`, name, type, typeVersion, position: [0, 0], parameters };
+}
+
+export function prepareHttpRequest(
+	job: Job,
+	target: Target,
+	options: { completeWhen: CompleteWhen; nodesBaseDirectory?: string },
+): Run {
+	const installed = options.nodesBaseDirectory ? loadHttpRequest(options.nodesBaseDirectory) : undefined;
+	const reference = installed ?? loadHttpRequest(path.dirname(require.resolve('n8n-nodes-base/package.json')));
+	// The version a user gets when adding the node today.
+	const version = reference.description.defaultVersion ?? 1;
+	const workflow = httpRequestWorkflow(job, target, version, options.completeWhen);
+	const lastNode = workflow.nodes[workflow.nodes.length - 1].name;
+	return async () => {
+		const result = await runWorkflow(workflow, {
+			credentials: { httpHeaderAuth: { name: 'Authorization', value: `Bearer ${target.apiKey}` } },
+			...(installed ? { nodeTypes: { 'n8n-nodes-base.httpRequest': installed } } : {}),
+			timeoutMs: RUN_TIMEOUT_MS,
+		});
+		if (result.error) throw result.error;
+		const items = result.output(lastNode);
+		const failed = items.filter((item) => item.error || item.json.error).length;
+		if (failed > 0) throw new Error(`${failed} items failed`);
+		return items.length;
+	};
+}

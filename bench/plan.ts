@@ -1,0 +1,163 @@
+/**
+ * What `npm run bench` measures: the jobs, the clients that do them, and the fewest requests and
+ * records each job can possibly take against phpRank.
+ */
+
+/** The page sizes phpRank accepts for `per_page`; anything else silently becomes 10. */
+export const PHPRANK_PAGE_SIZES = [10, 25, 50, 100] as const;
+
+export const LARGEST_PAGE_SIZE = 100;
+
+export type Job =
+	/** Get Many: every record (no limit) or the first `limit`, of `total` on the server. */
+	| { kind: 'list'; resource: 'reports' | 'projects'; total: number; limit?: number }
+	/** `items` input items, each creating a report or getting one. */
+	| { kind: 'create' | 'get'; items: number };
+
+/** The phpRank server a client talks to. */
+export interface Target {
+	url: string;
+	apiKey: string;
+}
+
+/** The items pinned on the Manual Trigger: one empty item for a list, else a URL to create a report for or a report ID to get. */
+export function inputItems(job: Job): Array<Record<string, string | number>> {
+	if (job.kind === 'list') return [{}];
+	return Array.from({ length: job.items }, (_, index): Record<string, string | number> =>
+		job.kind === 'create' ? { url: `https://bench.example.com/page-${index}` } : { id: index + 1 },
+	);
+}
+
+/** One page request: `per_page` and `page`. */
+export interface PageWindow {
+	perPage: number;
+	page: number;
+}
+
+export type VariantId = 'phpRank' | 'phpRankKnownLimit' | 'undici' | 'undiciFewest' | 'httpRequest' | 'httpRequestMeta' | 'httpRequestInstalled';
+
+export const VARIANT_LABELS: Record<VariantId, string> = {
+	phpRank: 'phpRank node',
+	phpRankKnownLimit: 'phpRank node, limit known',
+	undici: 'undici (baseline)',
+	undiciFewest: 'undici, fewest records',
+	httpRequest: 'HTTP Request node',
+	httpRequestMeta: 'HTTP Request, meta check',
+	httpRequestInstalled: 'HTTP Request (.n8n-e2e)',
+};
+
+/** Records the page holds when the server has `total` of them. */
+export function recordsOnPage(window: PageWindow, total: number): number {
+	const first = (window.page - 1) * window.perPage;
+	return Math.max(0, Math.min(window.perPage, total - first));
+}
+
+export function pageCount(total: number, perPage: number): number {
+	return Math.max(1, Math.ceil(total / perPage));
+}
+
+export function smallestPageSizeHolding(count: number): number {
+	return PHPRANK_PAGE_SIZES.find((size) => size >= count) ?? LARGEST_PAGE_SIZE;
+}
+
+/** Pages of one size until `limit` records are in hand (or the list ends): what a client with one page size does. */
+export function onePageSizeWindows(limit: number, total: number, perPage = smallestPageSizeHolding(limit)): PageWindow[] {
+	const wanted = Math.min(limit, total);
+	const pages = Math.min(pageCount(total, perPage), Math.max(1, Math.ceil(wanted / perPage)));
+	return Array.from({ length: pages }, (_, index) => ({ perPage, page: index + 1 }));
+}
+
+/**
+ * The requests that get the first `limit` records with the fewest requests and, among those, the
+ * fewest records. phpRank pages are aligned windows ((page - 1) * per_page onwards), so page sizes
+ * may be mixed: 100 records of page 1 and then page 11 of 10 (records 101 to 110) hold 101.
+ */
+export function fewestWindows(limit: number, total: number): PageWindow[] {
+	const target = Math.min(limit, total);
+	type Best = { requests: number; records: number; windows: PageWindow[] };
+	// best[x]: the cheapest way to have records 1..x in hand.
+	const best = new Map<number, Best>([[0, { requests: 0, records: 0, windows: [] }]]);
+	const better = (a: Best, b: Best | undefined) =>
+		b === undefined || a.requests < b.requests || (a.requests === b.requests && a.records < b.records);
+	let answer: Best | undefined;
+	const positions = [0];
+	for (let at = 0; at < positions.length; at++) {
+		const x = positions[at];
+		const from = best.get(x)!;
+		if (x >= target) {
+			if (better(from, answer)) answer = from;
+			continue;
+		}
+		for (const perPage of PHPRANK_PAGE_SIZES) {
+			// The page holding record x + 1 (it may start before x + 1: its first records are fetched twice).
+			const window = { perPage, page: Math.floor(x / perPage) + 1 };
+			const reach = Math.min(window.page * perPage, total);
+			const next: Best = {
+				requests: from.requests + 1,
+				records: from.records + recordsOnPage(window, total),
+				windows: [...from.windows, window],
+			};
+			if (better(next, best.get(reach))) {
+				if (!best.has(reach)) positions.push(reach);
+				best.set(reach, next);
+			}
+		}
+		positions.sort((a, b) => a - b);
+	}
+	return answer!.windows;
+}
+
+export interface Fewest {
+	requests: number;
+	records: number;
+	/** How that minimum is reached, for the table. */
+	how: string;
+}
+
+export function fewestPossible(job: Job): Fewest {
+	if (job.kind !== 'list') return { requests: job.items, records: job.items, how: 'one request per item' };
+	if (job.limit === undefined) {
+		const requests = pageCount(job.total, LARGEST_PAGE_SIZE);
+		return { requests, records: job.total, how: `${requests} page${requests === 1 ? '' : 's'} of ${LARGEST_PAGE_SIZE}` };
+	}
+	const windows = fewestWindows(job.limit, job.total);
+	const records = windows.reduce((sum, window) => sum + recordsOnPage(window, job.total), 0);
+	return { requests: windows.length, records, how: describeWindows(windows) };
+}
+
+/** "pages 1-2 of 100 + page 5 of 50" */
+export function describeWindows(windows: PageWindow[]): string {
+	const runs: Array<{ perPage: number; first: number; last: number }> = [];
+	for (const { perPage, page } of windows) {
+		const run = runs[runs.length - 1];
+		if (run && run.perPage === perPage && run.last === page - 1) run.last = page;
+		else runs.push({ perPage, first: page, last: page });
+	}
+	return runs
+		.map(({ perPage, first, last }) => (first === last ? `page ${first} of ${perPage}` : `pages ${first}-${last} of ${perPage}`))
+		.join(' + ');
+}
+
+/** Records the server sent for a list request it received, from its `per_page` and `page`. */
+export function recordsServed(query: Record<string, string>, total: number): number {
+	const perPage = (PHPRANK_PAGE_SIZES as readonly number[]).includes(Number(query.per_page)) ? Number(query.per_page) : 10;
+	const page = /^\d+$/.test(query.page ?? '') && Number(query.page) >= 1 ? Number(query.page) : 1;
+	return recordsOnPage({ perPage, page }, total);
+}
+
+/** Items each job must output: the proof that the client did the whole job. */
+export function expectedOutput(job: Job): number {
+	if (job.kind !== 'list') return job.items;
+	return job.limit === undefined ? job.total : Math.min(job.limit, job.total);
+}
+
+/** A small version of a job, run once in each process first so that every code path is loaded. */
+export function primingJob(job: Job): Job {
+	return job.kind === 'list' ? { ...job, limit: 1 } : { ...job, items: 1 };
+}
+
+export function describeJob(job: Job): string {
+	if (job.kind !== 'list') return `${job.items} items, each ${job.kind === 'create' ? 'creating' : 'getting'} a report`;
+	const what = job.resource === 'reports' ? 'reports' : 'projects';
+	return job.limit === undefined ? `Return All over ${job.total} ${what}` : `Limit ${job.limit} over ${job.total} ${what}`;
+}

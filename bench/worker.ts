@@ -1,0 +1,116 @@
+/**
+ * One client in a process of its own, so that what one client loads and allocates never shows in
+ * another's figures. The parent (bench/index.ts) runs the phpRank server, sends one run at a time
+ * and counts what the server received; this process only does the job and reports its time and
+ * memory.
+ *
+ *   runs: a priming run (a tiny version of the job, to load every code path), then the measured
+ *   run (memory: the RSS it adds on top of the primed process), then the timed runs, and for n8n
+ *   clients, optionally, one run with every n8n expression evaluation counted (bench/clients/expressions.ts).
+ */
+import { performance } from 'node:perf_hooks';
+
+import type { ExpressionTally } from './clients/expressions';
+import type { Run } from './clients/n8n';
+import type { Job, Target, VariantId } from './plan';
+
+export type Phase = 'prime' | 'memory' | 'timed' | 'expressions';
+
+export type Command = { type: 'run'; job: Job; target: Target; phase: Phase } | { type: 'exit' };
+
+export type Reply =
+	| { type: 'ready' }
+	| {
+			type: 'done';
+			ms: number;
+			/** CPU time of this process (user and system) during the run. */
+			cpuMs: number;
+			output: number;
+			baseRss?: number;
+			peakRss?: number;
+			maxRss: number;
+			expressions?: ExpressionTally;
+	  }
+	| { type: 'failed'; message: string };
+
+const MEMORY_SAMPLE_MS = 1;
+
+async function prepare(variant: VariantId, job: Job, target: Target): Promise<Run> {
+	switch (variant) {
+		case 'undici':
+		case 'undiciFewest': {
+			const { runUndici } = await import('./clients/undici');
+			return () => runUndici(job, target, { fewestRecords: variant === 'undiciFewest' });
+		}
+		case 'phpRank':
+		case 'phpRankKnownLimit': {
+			const { preparePhpRankNode } = await import('./clients/n8n');
+			return preparePhpRankNode(job, target, { freshRateLimitState: variant === 'phpRank' });
+		}
+		case 'httpRequest':
+		case 'httpRequestMeta':
+		case 'httpRequestInstalled': {
+			const { installedNodesBase, prepareHttpRequest } = await import('./clients/n8n');
+			const nodesBaseDirectory = variant === 'httpRequestInstalled' ? installedNodesBase().directory : undefined;
+			if (variant === 'httpRequestInstalled' && nodesBaseDirectory === undefined) throw new Error(installedNodesBase().reason);
+			return prepareHttpRequest(job, target, { completeWhen: variant === 'httpRequestMeta' ? 'lastPage' : 'dataEmpty', nodesBaseDirectory });
+		}
+	}
+}
+
+const collectGarbage = (): void => (global as { gc?: () => void }).gc?.();
+
+let baseRss: number | undefined;
+
+async function execute(variant: VariantId, command: Extract<Command, { type: 'run' }>): Promise<Reply> {
+	const run = await prepare(variant, command.job, command.target);
+	const tally = command.phase === 'expressions' ? (await import('./clients/expressions')).tallyExpressions : undefined;
+	// Every run starts from a collected heap: no run pays for the garbage of the one before.
+	collectGarbage();
+	let peakRss = 0;
+	const sampler =
+		command.phase === 'memory'
+			? setInterval(() => {
+					peakRss = Math.max(peakRss, process.memoryUsage.rss());
+				}, MEMORY_SAMPLE_MS)
+			: undefined;
+	let expressions: ExpressionTally | undefined;
+	const cpu = process.cpuUsage();
+	const started = performance.now();
+	let output: number;
+	if (tally) ({ result: output, tally: expressions } = await tally(run));
+	else output = await run();
+	const ms = performance.now() - started;
+	const { user, system } = process.cpuUsage(cpu);
+	if (sampler) clearInterval(sampler);
+	peakRss = Math.max(peakRss, process.memoryUsage.rss());
+	const reply: Reply = { type: 'done', ms, cpuMs: (user + system) / 1000, output, maxRss: process.resourceUsage().maxRSS * 1024, expressions };
+	if (command.phase === 'prime') {
+		collectGarbage();
+		baseRss = process.memoryUsage.rss();
+	}
+	if (command.phase === 'memory') Object.assign(reply, { baseRss, peakRss });
+	return reply;
+}
+
+function main(): void {
+	const variant = process.argv[2] as VariantId;
+	const send = (reply: Reply) => process.send!(reply);
+	let queue = Promise.resolve();
+	process.on('message', (command: Command) => {
+		queue = queue.then(async () => {
+			if (command.type === 'exit') {
+				process.disconnect();
+				return;
+			}
+			try {
+				send(await execute(variant, command));
+			} catch (error) {
+				send({ type: 'failed', message: error instanceof Error ? `${error.message}${error.stack ? `\n${error.stack}` : ''}` : String(error) });
+			}
+		});
+	});
+	send({ type: 'ready' });
+}
+
+main();
