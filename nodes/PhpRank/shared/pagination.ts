@@ -26,8 +26,7 @@ function isPage(body: IDataObject): body is IDataObject & PageEnvelope {
 	);
 }
 
-function pageSizeFor(context: IExecutePaginationFunctions, returnAll: boolean, limit: number): number {
-	if (!returnAll) return smallestPageSizeHolding(limit);
+function chosenPerPage(context: IExecutePaginationFunctions): number {
 	const chosen = context.getNodeParameter('options.perPage', LARGEST_PAGE_SIZE);
 	return Number(parseOption(context, 'Page Size', chosen, PAGE_SIZE_OPTIONS));
 }
@@ -39,10 +38,14 @@ async function readPages(
 ): Promise<INodeExecutionData[]> {
 	const returnAll = parseBoolean(context, 'Return All', context.getNodeParameter('returnAll', false));
 	const limit = returnAll ? Infinity : parsePositiveInteger(context, 'Limit', context.getNodeParameter('limit', 50));
-	const perPage = pageSizeFor(context, returnAll, limit);
+	const chosenPageSize = returnAll ? chosenPerPage(context) : undefined;
 	const records: IDataObject[] = [];
 	// links.next is never followed: it is an absolute URL the key must not be sent to blindly.
-	for (let page = 1; records.length < limit; page++) {
+	while (records.length < limit) {
+		// With a limit, pages of 100 are read until the rest fits a smaller one. Every page read so far was
+		// full, and each page size divides 100, so the records in hand end exactly where a page starts.
+		const perPage = chosenPageSize ?? smallestPageSizeHolding(limit - records.length);
+		const page = records.length / perPage + 1;
 		const body = await send(context, requestData, {
 			...(requestData.options as IHttpRequestOptions),
 			qs: { ...requestData.options.qs, per_page: perPage, page },
@@ -51,7 +54,9 @@ async function readPages(
 		if (body.meta.current_page !== page) throw unexpectedAnswer(context, `page ${page} (it sent page ${body.meta.current_page})`);
 		records.push(...body.data);
 		if (body.meta.current_page >= body.meta.last_page) break;
-		if (body.data.length === 0) throw unexpectedAnswer(context, `records on page ${page} of ${body.meta.last_page}`);
+		if (body.data.length < perPage) {
+			throw unexpectedAnswer(context, `full page ${page} of ${body.meta.last_page} (it sent ${body.data.length} of ${perPage} records)`);
+		}
 	}
 	return recordsToItems(context, records.slice(0, limit), shape);
 }

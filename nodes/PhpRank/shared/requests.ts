@@ -26,7 +26,7 @@ export async function send(
 	requestData: RequestData,
 	options: IHttpRequestOptions = requestData.options as IHttpRequestOptions,
 ): Promise<IDataObject> {
-	return await sendRequest(context, options, subjectOf(context), maxRateLimitWait(context));
+	return await sendRequest(context, options, () => subjectOf(context), maxRateLimitWait(context));
 }
 
 // n8n's declarative engine hands the whole request to `routing.operations.pagination` when an

@@ -79,7 +79,8 @@ function connectionFailure(
 export async function sendRequest(
 	context: RequestContext,
 	options: IHttpRequestOptions,
-	subject: RequestSubject,
+	// Worked out only for an error message: reading the parameters it names costs expression evaluations.
+	subjectOf: () => RequestSubject,
 	maxWaitSeconds: number,
 ): Promise<IDataObject> {
 	const gate = maxWaitSeconds > 0 ? rateGateFor(String(options.baseURL)) : undefined;
@@ -90,7 +91,7 @@ export async function sendRequest(
 	for (;;) {
 		const admission = gate ? await gate.admit(control) : { ticket: 0 };
 		if ('waitBeyondDeadlineSeconds' in admission) {
-			throw rateLimitError(context, subject, admission.waitBeyondDeadlineSeconds, maxWaitSeconds);
+			throw rateLimitError(context, subjectOf(), admission.waitBeyondDeadlineSeconds, maxWaitSeconds);
 		}
 		const { ticket } = admission;
 		let response: IN8nHttpFullResponse;
@@ -101,18 +102,18 @@ export async function sendRequest(
 			})) as IN8nHttpFullResponse;
 		} catch (error) {
 			gate?.settle(ticket);
-			throw connectionFailure(context, error, options, subject);
+			throw connectionFailure(context, error, options, subjectOf());
 		}
 		gate?.settle(ticket, response.headers as IDataObject);
 		if (response.statusCode === 429) {
 			const delayMs = retryDelayMs(response.headers as IDataObject);
 			if (gate === undefined || Date.now() + delayMs > control.deadline) {
-				throw rateLimitError(context, subject, Math.ceil(delayMs / 1000), maxWaitSeconds);
+				throw rateLimitError(context, subjectOf(), Math.ceil(delayMs / 1000), maxWaitSeconds);
 			}
 			gate.block(delayMs);
 			continue;
 		}
-		if (!isSuccess(response)) throw toApiError(context, response, subject);
+		if (!isSuccess(response)) throw toApiError(context, response, subjectOf());
 		return response.body as IDataObject;
 	}
 }
@@ -133,5 +134,5 @@ export async function getPage(
 		qs,
 	};
 	// The editor does not wait on the rate limit: a 429 shows at once, with the wait phpRank asked for.
-	return await sendRequest(editorContext, options, listSubject(path === '/reports' ? 'report' : 'project'), 0);
+	return await sendRequest(editorContext, options, () => listSubject(path === '/reports' ? 'report' : 'project'), 0);
 }

@@ -28,7 +28,7 @@ export async function readPage(
 	const body = await sendRequest(
 		pollContext(context) as RequestContext,
 		{ ...REQUEST_DEFAULTS, method: 'GET', baseURL: apiBaseUrl(credentials.baseUrl), url: path, qs },
-		subject,
+		() => subject,
 		POLL_RATE_LIMIT_WAIT_SECONDS,
 	);
 	const meta = body.meta as IDataObject | undefined;

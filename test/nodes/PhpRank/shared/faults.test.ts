@@ -131,7 +131,7 @@ describe('the key goes only to the credential host', () => {
 			kind: 'status',
 			status: 200,
 			body: {
-				data: [{ id: 1, url: 'example.com/', result: 50 }],
+				data: Array.from({ length: 100 }, (_, index) => ({ id: 1000 - index, url: `example.com/${index}`, result: 50 })),
 				links: { next: 'http://127.0.0.2:9/api/v1/reports?page=2' },
 				meta: { current_page: 1, last_page: 2, path: 'http://127.0.0.2:9/api/v1/reports' },
 				status: 200,
@@ -146,5 +146,22 @@ describe('the key goes only to the credential host', () => {
 			'/api/v1/reports?page=2',
 		]);
 		expect(items.length).toBeGreaterThan(0);
+	});
+});
+
+describe('pages that contradict themselves', () => {
+	it('fails rather than guess when a page is short yet says more pages follow', async () => {
+		server().injectFault({
+			path: '/api/v1/reports',
+			kind: 'status',
+			status: 200,
+			body: { data: [{ id: 1, url: 'example.com/', result: 50 }], meta: { current_page: 1, last_page: 2 }, status: 200 },
+		});
+
+		const { items, error } = await runPhpRank(server(), { resource: 'report', operation: 'getAll', returnAll: true });
+
+		expect(error?.message).toBe('phpRank answered with JSON that has no full page 1 of 2 (it sent 1 of 100 records)');
+		expect(items).toHaveLength(0);
+		expect(apiRequests(server())).toHaveLength(1);
 	});
 });

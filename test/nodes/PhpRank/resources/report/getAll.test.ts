@@ -53,19 +53,23 @@ describe('Report > Get Many: Limit', () => {
 	beforeEach(() => server().seedReports(10_000));
 
 	it.each([
-		[1, '10', 1],
-		[10, '10', 1],
-		[11, '25', 1],
-		[50, '50', 1],
-		[100, '100', 1],
-		[101, '100', 2],
-		[250, '100', 3],
-	])('limit %i asks for pages of %s and makes %i request(s)', async (limit, perPage, requests) => {
+		[1, [['10', '1']]],
+		[10, [['10', '1']]],
+		[11, [['25', '1']]],
+		[50, [['50', '1']]],
+		[100, [['100', '1']]],
+		[101, [['100', '1'], ['10', '11']]],
+		[250, [['100', '1'], ['100', '2'], ['50', '5']]],
+	])('limit %i reads the fewest pages and records: %j (per_page, page)', async (limit, pages) => {
 		const { items, error } = await runPhpRank(server(), getMany({ returnAll: false, limit }));
 
 		expect(error).toBeUndefined();
 		expect(items).toHaveLength(limit);
-		expect(pagesAsked()).toEqual(Array.from({ length: requests }, (_, index) => [perPage, String(index + 1)]));
+		expect(pagesAsked()).toEqual(pages);
+		expect(pages.length).toBe(Math.ceil(limit / 100));
+		// The least records any client fetches with that many requests and the allowed page sizes.
+		const fewestRecords = limit <= 100 ? [10, 25, 50, 100].find((size) => size >= limit) : Math.floor(limit / 100) * 100 + ([10, 25, 50, 100].find((size) => size >= limit % 100) ?? 0) * Number(limit % 100 > 0);
+		expect(pages.reduce((fetched, [perPage]) => fetched + Number(perPage), 0)).toBe(fewestRecords);
 		expect(items.map((item) => item.json.id)).toEqual(
 			Array.from({ length: limit }, (_, index) => 10_000 - index),
 		);
