@@ -41,6 +41,19 @@ export function loadExampleWorkflow(fileName: string): WorkflowFixture {
 	return workflow;
 }
 
+/** The rows of the example spreadsheet, `examples/data/urls.csv`. */
+export function spreadsheetRows(): Array<{ url: string; owner: string }> {
+	// The spreadsheet has no quoted fields, so a plain split reads it.
+	return readFileSync(path.join(EXAMPLES_DIR, 'data', 'urls.csv'), 'utf8')
+		.trim()
+		.split('\n')
+		.slice(1)
+		.map((line) => {
+			const [url, owner] = line.split(',');
+			return { url, owner };
+		});
+}
+
 /** Index of the input item an output item came from. */
 export function sourceIndex(item: INodeExecutionData): number | undefined {
 	const paired = Array.isArray(item.pairedItem) ? item.pairedItem[0] : item.pairedItem;

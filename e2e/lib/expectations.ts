@@ -2,13 +2,11 @@
  * What each offline example must have done, read from the execution n8n printed and from the bundled server's
  * state. Every run starts from a known server state (`prepare`).
  */
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 
 import type { PhpRankServer } from '../../server';
 import { assert, assertEqual } from './checks';
 import { nodeOutput, type CliExecution } from './n8n';
-import { EXAMPLES_DIR } from './util';
+import { spreadsheetRows } from '../../scripts/exampleWorkflow';
 
 export interface ExampleExpectation {
 	/** Brings the server into the state the checks assume. */
@@ -33,17 +31,6 @@ function reseed(server: PhpRankServer): void {
 	server.seedReports(SEEDED_REPORTS);
 }
 
-function csvRows(): Array<{ url: string; owner: string }> {
-	// The spreadsheet has no quoted fields, so a plain split reads it.
-	return readFileSync(path.join(EXAMPLES_DIR, 'data', 'urls.csv'), 'utf8')
-		.trim()
-		.split('\n')
-		.slice(1)
-		.map((line) => {
-			const [url, owner] = line.split(',');
-			return { url, owner };
-		});
-}
 
 const ids = (items: Array<Record<string, unknown>>) => items.map((item) => item.id);
 const sorted = <T>(values: T[]) => [...values].sort((a, b) => (String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0));
@@ -51,7 +38,7 @@ const sorted = <T>(values: T[]) => [...values].sort((a, b) => (String(a) < Strin
 const spreadsheetOffline: ExampleExpectation = {
 	prepare: (server) => server.reset(),
 	verify(execution, server) {
-		const rows = csvRows();
+		const rows = spreadsheetRows();
 		const unreachable = rows.filter((row) => new URL(row.url).hostname.endsWith('.invalid'));
 		assertEqual(nodeOutput(execution, 'Extract rows').map((item) => item.url), rows.map((row) => row.url), 'rows read from examples/data/urls.csv');
 

@@ -3,22 +3,14 @@ import path from 'node:path';
 
 import { startPhpRankServer } from '../../server';
 import type { PhpRankServer } from '../../server';
-import { allowExampleFiles, EXAMPLES_DIR, loadExampleWorkflow, sourceIndex } from '../../scripts/exampleWorkflow';
+import { allowExampleFiles, EXAMPLES_DIR, loadExampleWorkflow, sourceIndex, spreadsheetRows } from '../../scripts/exampleWorkflow';
 import { runWorkflow } from '../harness';
 import type { RunResult, WorkflowFixture } from '../harness';
 
 const WORKFLOW_FILE = 'spreadsheet-to-seo-reports-offline.json';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-// The spreadsheet has no quoted fields, so a plain split reads it.
-const csvRows = readFileSync(path.join(EXAMPLES_DIR, 'data', 'urls.csv'), 'utf8')
-	.trim()
-	.split('\n')
-	.slice(1)
-	.map((line) => {
-		const [url, owner] = line.split(',');
-		return { url, owner };
-	});
+const csvRows = spreadsheetRows();
 
 allowExampleFiles();
 
