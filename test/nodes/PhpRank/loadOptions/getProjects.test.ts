@@ -1,16 +1,10 @@
 import { NodeApiError } from 'n8n-workflow';
 import type { INodePropertyOptions } from 'n8n-workflow';
 import { loadOptions } from '../../../harness';
-import { apiRequests, credentialsFor, startServer } from '../../../support/phpRank';
+import { apiRequests, credentialsFor, startServer, useServer } from '../../../support/phpRank';
 import type { PhpRankServer } from '../../../support/phpRank';
 
-let server: PhpRankServer;
-
-beforeAll(async () => {
-	server = await startServer();
-});
-afterAll(async () => await server.close());
-beforeEach(() => server.reset());
+const server = useServer();
 
 /** The "Project Name or ID" filter of Report > Get Many, as the editor fills its dropdown. */
 async function getProjects(
@@ -28,39 +22,39 @@ async function getProjects(
 
 const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 const optionsFor = (names: string[]) => [...names].sort(byName).map((name) => ({ name, value: name }));
-const pagesAsked = (on: PhpRankServer = server) => apiRequests(on).map((request) => request.query.page);
+const pagesAsked = (on: PhpRankServer = server()) => apiRequests(on).map((request) => request.query.page);
 const LIST_QUERY = { sort_by: 'project', sort: 'asc', per_page: '100' };
 
 describe('loadOptions.getProjects', () => {
 	it('offers every project, A to Z, by name', async () => {
-		server.seedReports(24, { projects: ['gamma.example.org', 'alpha.example.com', 'beta.example.com'] });
+		server().seedReports(24, { projects: ['gamma.example.org', 'alpha.example.com', 'beta.example.com'] });
 
-		const options = await getProjects(server);
+		const options = await getProjects(server());
 
 		expect(options).toEqual(optionsFor(['alpha.example.com', 'beta.example.com', 'gamma.example.org']));
-		const requests = apiRequests(server);
+		const requests = apiRequests(server());
 		expect(requests).toHaveLength(1);
 		expect(requests[0]).toMatchObject({ method: 'GET', path: '/api/v1/projects', query: { ...LIST_QUERY, page: '1' } });
-		expect(requests[0].headers.authorization).toBe(`Bearer ${server.apiKey}`);
+		expect(requests[0].headers.authorization).toBe(`Bearer ${server().apiKey}`);
 	});
 
 	it('offers nothing, after one request, when there are no projects', async () => {
-		expect(await getProjects(server)).toEqual([]);
+		expect(await getProjects(server())).toEqual([]);
 		expect(pagesAsked()).toEqual(['1']);
 	});
 
 	it('reads all 250 projects in 3 requests of 100, losing and repeating none', async () => {
-		const names = server.seedProjects(250);
+		const names = server().seedProjects(250);
 
-		const options = await getProjects(server);
+		const options = await getProjects(server());
 
 		expect(options).toHaveLength(250);
 		expect(new Set(options.map((option) => option.value)).size).toBe(250);
 		expect(options).toEqual(optionsFor(names));
-		expect(apiRequests(server).map((request) => [request.path, request.query])).toEqual(
+		expect(apiRequests(server()).map((request) => [request.path, request.query])).toEqual(
 			['1', '2', '3'].map((page) => ['/api/v1/projects', { ...LIST_QUERY, page }]),
 		);
-		expect(apiRequests(server).every((request) => request.headers.authorization === `Bearer ${server.apiKey}`)).toBe(
+		expect(apiRequests(server()).every((request) => request.headers.authorization === `Bearer ${server().apiKey}`)).toBe(
 			true,
 		);
 	});
@@ -71,21 +65,21 @@ describe('loadOptions.getProjects', () => {
 		[200, ['1', '2']],
 		[201, ['1', '2', '3']],
 	])('reads %i projects in pages %j', async (count, pages) => {
-		const names = server.seedProjects(count);
+		const names = server().seedProjects(count);
 
-		const options = await getProjects(server);
+		const options = await getProjects(server());
 
 		expect(options).toEqual(optionsFor(names));
 		expect(pagesAsked()).toEqual(pages);
 	});
 
 	it('offers all projects whatever else the filters hold', async () => {
-		const names = server.seedProjects(5);
+		const names = server().seedProjects(5);
 
-		const options = await getProjects(server, { filters: { search: 'site1', search_by: 'url' } });
+		const options = await getProjects(server(), { filters: { search: 'site1', search_by: 'url' } });
 
 		expect(options).toEqual(optionsFor(names));
-		expect(apiRequests(server).map((request) => request.query)).toEqual([{ ...LIST_QUERY, page: '1' }]);
+		expect(apiRequests(server()).map((request) => request.query)).toEqual([{ ...LIST_QUERY, page: '1' }]);
 	});
 
 	it('stops at the last page even when phpRank keeps answering with the first one', async () => {
@@ -94,9 +88,9 @@ describe('loadOptions.getProjects', () => {
 			data: [{ project: 'alpha.example.com', reports: 1, result: '80' }],
 			meta: { current_page: 1, last_page: 3, per_page: 100, total: 201 },
 		};
-		server.injectFault({ path: '/api/v1/projects', kind: 'status', status: 200, body: pageOne, times: 20 });
+		server().injectFault({ path: '/api/v1/projects', kind: 'status', status: 200, body: pageOne, times: 20 });
 
-		await getProjects(server);
+		await getProjects(server());
 
 		expect(pagesAsked()).toEqual(['1', '2', '3']);
 	});
@@ -126,10 +120,10 @@ describe('loadOptions.getProjects', () => {
 	});
 
 	it('fails with a clear error when phpRank refuses the API key', async () => {
-		server.seedProjects(3);
+		server().seedProjects(3);
 		const wrongKey = 'not-the-key-0123456789';
 
-		const error = await getProjects(server, { apiKey: wrongKey }).catch((caught: unknown) => caught);
+		const error = await getProjects(server(), { apiKey: wrongKey }).catch((caught: unknown) => caught);
 
 		expect(error).toBeInstanceOf(NodeApiError);
 		expect(error).toMatchObject({
@@ -137,14 +131,14 @@ describe('loadOptions.getProjects', () => {
 			httpCode: '401',
 			description: expect.stringContaining('Check the API key'),
 		});
-		expect(apiRequests(server).map((request) => [request.headers.authorization, request.status])).toEqual([
+		expect(apiRequests(server()).map((request) => [request.headers.authorization, request.status])).toEqual([
 			[`Bearer ${wrongKey}`, 401],
 		]);
 	});
 
 	it('fails, rather than offering part of the list, when a later page fails', async () => {
-		server.seedProjects(250);
-		server.injectFault({
+		server().seedProjects(250);
+		server().injectFault({
 			path: '/api/v1/projects',
 			query: { page: '2' },
 			kind: 'status',
@@ -152,7 +146,7 @@ describe('loadOptions.getProjects', () => {
 			body: { message: 'Server Error' },
 		});
 
-		const error = await getProjects(server).catch((caught: unknown) => caught);
+		const error = await getProjects(server()).catch((caught: unknown) => caught);
 
 		expect(error).toBeInstanceOf(NodeApiError);
 		expect(error).toMatchObject({ message: 'phpRank failed to process the request (500): Server Error', httpCode: '500' });
