@@ -29,7 +29,7 @@ describe('the published package', () => {
 			n8nNodesApiVersion: 1,
 			strict: true,
 			credentials: ['dist/credentials/PhpRankApi.credentials.js'],
-			nodes: ['dist/nodes/PhpRank/PhpRank.node.js', 'dist/nodes/PhpRankTrigger/PhpRankTrigger.node.js'],
+			nodes: ['dist/nodes/PhpRank/PhpRank.node.js', 'dist/nodes/PhpRank/PhpRankTrigger.node.js'],
 		});
 	});
 
@@ -45,8 +45,8 @@ describe('the published package', () => {
 				'dist/credentials/PhpRankApi.credentials.js',
 				'dist/nodes/PhpRank/PhpRank.node.js',
 				'dist/nodes/PhpRank/PhpRank.node.json',
-				'dist/nodes/PhpRankTrigger/PhpRankTrigger.node.js',
-				'dist/nodes/PhpRankTrigger/PhpRankTrigger.node.json',
+				'dist/nodes/PhpRank/PhpRankTrigger.node.js',
+				'dist/nodes/PhpRank/PhpRankTrigger.node.json',
 				'dist/icons/phpRank.svg',
 				'dist/icons/phpRank.dark.svg',
 			]),

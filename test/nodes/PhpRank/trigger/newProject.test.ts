@@ -1,7 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 import { createPoller } from '../../../harness';
 import { apiRequests, credentialsFor, useServer } from '../../../support/phpRank';
-import { createReports } from '../phpRankApi';
+import { createReports } from './phpRankApi';
 
 const server = useServer({}, (phpRank) => phpRank.seedReports(12, { projects: ['old-a.example.com', 'old-b.example.com'] }));
 

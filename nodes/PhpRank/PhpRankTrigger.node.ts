@@ -1,9 +1,9 @@
 import type { INodeExecutionData, INodeType, INodeTypeDescription, IPollFunctions } from 'n8n-workflow';
-import { getProjects } from '../PhpRank/loadOptions/getProjects';
-import { MAIN_CONNECTION } from '../PhpRank/shared/descriptions';
-import { CREDENTIAL_TYPE } from '../PhpRank/shared/transport';
-import { newReportProperties, pollNewReports } from './events/newReport';
-import { pollNewProjects } from './events/newProject';
+import { getProjects } from './loadOptions/getProjects';
+import { MAIN_CONNECTION } from './shared/descriptions';
+import { CREDENTIAL_TYPE } from './shared/transport';
+import { newReportProperties, pollNewReports } from './trigger/newReport';
+import { pollNewProjects } from './trigger/newProject';
 
 export class PhpRankTrigger implements INodeType {
 	description: INodeTypeDescription = {

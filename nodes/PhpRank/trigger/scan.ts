@@ -1,10 +1,10 @@
 import { NodeApiError } from 'n8n-workflow';
 import type { IDataObject, IPollFunctions, JsonObject } from 'n8n-workflow';
-import type { PageEnvelope, RequestSubject } from '../../PhpRank/shared/responses';
-import { unexpectedAnswer } from '../../PhpRank/shared/responses';
-import { nodeForErrors } from '../../PhpRank/shared/secrets';
-import { apiBaseUrl, CREDENTIAL_TYPE, REQUEST_DEFAULTS, sendRequest } from '../../PhpRank/shared/transport';
-import type { RequestContext } from '../../PhpRank/shared/transport';
+import type { PageEnvelope, RequestSubject } from '../shared/responses';
+import { unexpectedAnswer } from '../shared/responses';
+import { nodeForErrors } from '../shared/secrets';
+import { apiBaseUrl, CREDENTIAL_TYPE, REQUEST_DEFAULTS, sendRequest } from '../shared/transport';
+import type { RequestContext } from '../shared/transport';
 
 const PAGE_SIZE = 25;
 const SCAN_ATTEMPTS = 3;

@@ -1,5 +1,5 @@
 import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
-import { PhpRankTrigger } from '../../../nodes/PhpRankTrigger/PhpRankTrigger.node';
+import { PhpRankTrigger } from '../../../nodes/PhpRank/PhpRankTrigger.node';
 
 const { description } = new PhpRankTrigger();
 const parameter = (name: string) => description.properties.find((property) => property.name === name) as INodeProperties;

@@ -1,8 +1,8 @@
 import type { IDataObject, INodeExecutionData, INodeProperties, IPollFunctions } from 'n8n-workflow';
-import { projectFilterField } from '../../PhpRank/shared/descriptions';
-import { listSubject, withGrade } from '../../PhpRank/shared/responses';
-import { parseOption } from '../../PhpRank/shared/validation';
-import { RESULT_OPTIONS } from '../../PhpRank/shared/values';
+import { projectFilterField } from '../shared/descriptions';
+import { listSubject, withGrade } from '../shared/responses';
+import { parseOption } from '../shared/validation';
+import { RESULT_OPTIONS } from '../shared/values';
 import { pollContext, readPage, scanNewestFirst } from './scan';
 
 const showOnlyForNewReport = { event: ['newReport'] };

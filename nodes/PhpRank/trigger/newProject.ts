@@ -1,5 +1,5 @@
 import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
-import { listSubject } from '../../PhpRank/shared/responses';
+import { listSubject } from '../shared/responses';
 import { readPage, scanNewestFirst } from './scan';
 
 interface NewProjectState {

@@ -1,7 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 import { createPoller } from '../../../harness';
 import { apiRequests, credentialsFor, useServer } from '../../../support/phpRank';
-import { createReports, deleteReport } from '../phpRankApi';
+import { createReports, deleteReport } from './phpRankApi';
 
 const server = useServer({}, (phpRank) => phpRank.seedReports(20));
 

@@ -1,5 +1,5 @@
 import { request } from 'undici';
-import type { PhpRankServer } from '../../support/phpRank';
+import type { PhpRankServer } from '../../../support/phpRank';
 
 /** Changes made to phpRank between polls, as another phpRank user would make them. */
 export async function createReports(server: PhpRankServer, urls: string[]): Promise<number[]> {
