@@ -7,6 +7,11 @@ import type {
 } from 'n8n-workflow';
 import { API_BASE_URL_EXPRESSION } from '../nodes/PhpRank/shared/transport';
 
+const NOT_ACCEPTED = 'The API key was refused: copy it again from the API page of your phpRank account';
+
+const NOT_THE_API =
+	'This address is not a phpRank API: the Base URL must be the address of your phpRank installation, e.g. https://seo.example.com';
+
 export class PhpRankApi implements ICredentialType {
 	name = 'phpRankApi';
 
@@ -54,5 +59,13 @@ export class PhpRankApi implements ICredentialType {
 			url: '/account',
 			disableFollowRedirect: true,
 		},
+		// n8n's types take one kind of rule per list, its credential tester both.
+		rules: [
+			{ type: 'responseCode', properties: { value: 401, message: NOT_ACCEPTED } },
+			{ type: 'responseCode', properties: { value: 302, message: `${NOT_ACCEPTED} (phpRank sent its login page)` } },
+			{ type: 'responseCode', properties: { value: 404, message: NOT_THE_API } },
+			{ type: 'responseCode', properties: { value: 405, message: NOT_THE_API } },
+			{ type: 'responseSuccessBody', properties: { key: 'data.id', value: undefined, message: NOT_THE_API } },
+		] as ICredentialTestRequest['rules'],
 	};
 }

@@ -77,7 +77,7 @@ async function main(): Promise<void> {
 					String(index + 1),
 					url,
 					owner,
-					report ? Number(report.result).toFixed(1) : '-',
+					report ? String(report.result) : '-',
 					report ? String(report.grade) : 'failed',
 					report ? `#${String(report.id)}` : `error: ${error}`,
 				]),

@@ -76,6 +76,10 @@ async function main(): Promise<void> {
 		const port = await choosePort(values.port ?? process.env.N8N_PORT);
 
 		step('n8n and Node.js 24');
+		if (!existsSync(path.join(CACHE_DIR, 'node_modules', 'n8n', 'package.json'))) {
+			say(`  the first start downloads n8n and Node.js 24 from the npm registry into ${path.relative(REPOSITORY_ROOT, CACHE_DIR)}:`);
+			say('  about 3 GB on disk and about 5 minutes; later starts reuse them (Ctrl+C stops it)');
+		}
 		const install = await ensureN8n({ log: (text) => say(`  ${text}`) });
 		say(`  n8n ${install.n8nVersion} on Node.js ${install.nodeVersion}${install.cached ? ' (installed before)' : ''}`);
 

@@ -1,7 +1,7 @@
 /** How phpRank reads the URL a report is created for. */
 
 export interface ReportTarget {
-	/** The absolute URL that gets analysed. */
+	/** The absolute URL that gets analyzed. */
 	targetUrl: string;
 	/** What the API shows: no scheme, no `www.`, no trailing slash on a bare host. */
 	url: string;

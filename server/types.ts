@@ -103,7 +103,7 @@ export interface ReportState {
 	userId: number;
 	/** Normalised URL as the API shows it. */
 	url: string;
-	/** The absolute URL that was analysed. */
+	/** The absolute URL that was analyzed. */
 	targetUrl: string;
 	project: string;
 	/** Unrounded score of the latest analysis. */

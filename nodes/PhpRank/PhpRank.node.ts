@@ -1,11 +1,10 @@
 import type { INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { searchProjects } from './listSearch/searchProjects';
 import { searchReports } from './listSearch/searchReports';
-import { getProjects } from './loadOptions/getProjects';
-import { projectDescription } from './resources/project';
-import { reportDescription } from './resources/report';
+import { singleRecordOptions } from './resources/options';
+import { projectFields, projectOperations } from './resources/project';
+import { reportFields, reportOperations } from './resources/report';
 import { MAIN_CONNECTION } from './shared/descriptions';
-import { DEFAULT_MAX_RATE_LIMIT_WAIT_SECONDS } from './shared/rateLimit';
 import { CREDENTIAL_TYPE, REQUEST_DEFAULTS } from './shared/transport';
 
 export class PhpRank implements INodeType {
@@ -35,22 +34,15 @@ export class PhpRank implements INodeType {
 				],
 				default: 'report',
 			},
-			...reportDescription,
-			...projectDescription,
-			{
-				displayName: 'Max Rate-Limit Wait (Seconds)',
-				name: 'maxRateLimitWait',
-				type: 'number',
-				typeOptions: { minValue: 0 },
-				default: DEFAULT_MAX_RATE_LIMIT_WAIT_SECONDS,
-				description:
-					'How long each item may wait in all when phpRank answers 429 Too Many Attempts. The node then paces itself and sends the refused request again once phpRank allows it. 0 turns waiting off.',
-			},
+			reportOperations,
+			projectOperations,
+			...reportFields,
+			...projectFields,
+			singleRecordOptions,
 		],
 	};
 
 	methods = {
 		listSearch: { searchReports, searchProjects },
-		loadOptions: { getProjects },
 	};
 }

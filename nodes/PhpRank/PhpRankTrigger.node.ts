@@ -1,5 +1,5 @@
 import type { INodeExecutionData, INodeType, INodeTypeDescription, IPollFunctions } from 'n8n-workflow';
-import { getProjects } from './loadOptions/getProjects';
+import { searchProjects } from './listSearch/searchProjects';
 import { MAIN_CONNECTION } from './shared/descriptions';
 import { CREDENTIAL_TYPE } from './shared/transport';
 import { newReportProperties, pollNewReports } from './trigger/newReport';
@@ -44,7 +44,7 @@ export class PhpRankTrigger implements INodeType {
 	};
 
 	methods = {
-		loadOptions: { getProjects },
+		listSearch: { searchProjects },
 	};
 
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {

@@ -95,8 +95,8 @@ export const updateReport: Handler = async (context) => {
 	if (present(input.privacy)) changes.privacy = Number(input.privacy);
 	// Sending password empty clears it; leaving it out keeps the old one, whatever the privacy.
 	if ('password' in input) changes.password = present(input.password) ? String(input.password) : null;
-	const reanalyse = isPhpTruthy(input.results);
-	if (reanalyse) {
+	const reanalyze = isPhpTruthy(input.results);
+	if (reanalyze) {
 		await context.wait(context.settings.analysisMs);
 		changes.score = scorePage(report.targetUrl);
 		changes.generatedAt = nowInSeconds();
@@ -106,7 +106,7 @@ export const updateReport: Handler = async (context) => {
 
 	const echo: ReportEcho = {};
 	if (present(input.privacy)) echo.privacy = input.privacy;
-	if (reanalyse) echo.result = report.score;
+	if (reanalyze) echo.result = report.score;
 	return json(200, single(reportRecord(report, echo)));
 };
 

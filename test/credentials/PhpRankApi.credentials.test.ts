@@ -79,8 +79,24 @@ describe('phpRank API credentials', () => {
 		it('fails with a refused key', async () => {
 			const result = await testCredential('phpRankApi', { baseUrl: atRoot.url, apiKey: 'wrong' });
 
-			expect(result.status).toBe('Error');
+			expect(result).toEqual({
+				status: 'Error',
+				message: 'The API key was refused: copy it again from the API page of your phpRank account',
+			});
 			expect(atRoot.requests[0].status).toBe(401);
+		});
+
+		it.each([
+			['a site without the API (404)', '/not-phprank', undefined],
+			['a web page answering 200 with HTML', '', { path: '/api/v1/account', kind: 'html', status: 200 }],
+			['a JSON answer that is not an account', '', { path: '/api/v1/account', kind: 'status', status: 200, body: { ok: true } }],
+		] as const)('says the address is not a phpRank API for %s', async (_, pathSuffix, fault) => {
+			if (fault) atRoot.injectFault(fault as Parameters<PhpRankServer['injectFault']>[0]);
+
+			const result = await testCredential('phpRankApi', { baseUrl: `${atRoot.url}${pathSuffix}`, apiKey: atRoot.apiKey });
+
+			expect(result.status).toBe('Error');
+			expect(result.message).toMatch(/^This address is not a phpRank API: the Base URL must be the address of your phpRank installation/);
 		});
 
 		it('fails when the base URL leads to a redirect instead of the API', async () => {
@@ -89,6 +105,7 @@ describe('phpRank API credentials', () => {
 			const result = await testCredential('phpRankApi', { baseUrl: atRoot.url, apiKey: atRoot.apiKey });
 
 			expect(result.status).toBe('Error');
+			expect(result.message).toMatch(/^The API key was refused/);
 			expect(atRoot.requests.map((request) => request.path)).toEqual(['/api/v1/account']);
 		});
 	});

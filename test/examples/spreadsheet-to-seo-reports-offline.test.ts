@@ -107,14 +107,14 @@ describe('examples/spreadsheet-to-seo-reports-offline.json', () => {
 		expect(result.output('Grade is bad?', 1).map((item) => item.json.id)).toEqual(otherIds);
 	});
 
-	it('builds one alert message per bad report', () => {
+	it('builds one alert message per bad report, its text and its score column showing the score phpRank stores', () => {
 		const expected = server
 			.reports()
-			.filter((report) => report.score < 49)
+			.filter((report) => report.result < 49)
 			.map((report) => ({
-				text: `SEO alert: ${report.url} scored ${Math.round(report.score)} (bad)`,
+				text: `SEO alert: ${report.url} scored ${report.result} (bad)`,
 				url: report.url,
-				score: report.score,
+				score: report.result,
 			}));
 
 		expect(result.output('Build alert message').map((item) => item.json)).toEqual(expected);

@@ -130,7 +130,7 @@ describe('reports', () => {
 			expect(reply.json.data.privacy).toBe(0);
 		});
 
-		it('re-analyses with results=1: new generated_at and an unrounded score', async () => {
+		it('re-analyzes with results=1: new generated_at and an unrounded score', async () => {
 			const before = server().reports()[0];
 			await new Promise((resolve) => setTimeout(resolve, 1100));
 			const reply = await call(server(), 'PUT', '/api/v1/reports/1', { form: { results: '1' } });
@@ -141,7 +141,7 @@ describe('reports', () => {
 			expect(reply.json.data.created_at).toBe(before.createdAt);
 		});
 
-		it('does not re-analyse for results=0', async () => {
+		it('does not re-analyze for results=0', async () => {
 			const reply = await call(server(), 'PUT', '/api/v1/reports/1', { form: { results: '0' } });
 			expect(Number.isInteger(reply.json.data.result)).toBe(true);
 		});

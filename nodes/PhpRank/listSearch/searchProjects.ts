@@ -1,22 +1,17 @@
-import type { IDataObject, ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
-import { getPage } from '../shared/transport';
-import type { PageEnvelope } from '../shared/responses';
+import type { ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
+import { listSubject } from '../shared/errors';
+import { readPageOutsideRun } from '../shared/transport';
 
 export async function searchProjects(
 	this: ILoadOptionsFunctions,
 	filter?: string,
 	paginationToken?: string,
 ): Promise<INodeListSearchResult> {
-	const page = Number(paginationToken) || 1;
-	const body = (await getPage.call(this, '/projects', {
-		...(filter ? { search: filter, search_by: 'project' } : {}),
-		sort_by: 'project',
-		sort: 'asc',
-		per_page: 100,
-		page,
-	})) as IDataObject & PageEnvelope;
+	const query = { ...(filter ? { search: filter, search_by: 'project' } : {}), sort_by: 'project', sort: 'asc' };
+	// The editor does not wait on the rate limit: a 429 shows at once, with the wait phpRank asked for.
+	const page = await readPageOutsideRun(this, '/projects', query, listSubject('project'), 0, Number(paginationToken) || 1, 100);
 	return {
-		results: (body.data ?? []).map((project) => ({ name: String(project.project), value: String(project.project) })),
-		paginationToken: body.meta && page < body.meta.last_page ? String(page + 1) : undefined,
+		results: page.records.map((project) => ({ name: String(project.project), value: String(project.project) })),
+		paginationToken: page.number < page.lastPage ? String(page.number + 1) : undefined,
 	};
 }

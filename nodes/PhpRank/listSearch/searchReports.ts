@@ -1,23 +1,17 @@
-import type { IDataObject, ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
-import { getPage } from '../shared/transport';
-import type { PageEnvelope } from '../shared/responses';
+import type { ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
+import { listSubject } from '../shared/errors';
+import { readPageOutsideRun } from '../shared/transport';
 
 export async function searchReports(
 	this: ILoadOptionsFunctions,
 	filter?: string,
 	paginationToken?: string,
 ): Promise<INodeListSearchResult> {
-	const page = Number(paginationToken) || 1;
-	const body = (await getPage.call(this, '/reports', {
-		...(filter ? { search: filter, search_by: 'url' } : {}),
-		per_page: 50,
-		page,
-	})) as IDataObject & PageEnvelope;
+	const query = filter ? { search: filter, search_by: 'url' } : {};
+	// The editor does not wait on the rate limit: a 429 shows at once, with the wait phpRank asked for.
+	const page = await readPageOutsideRun(this, '/reports', query, listSubject('report'), 0, Number(paginationToken) || 1, 50);
 	return {
-		results: (body.data ?? []).map((report) => ({
-			name: `${String(report.url)} (#${String(report.id)})`,
-			value: String(report.id),
-		})),
-		paginationToken: body.meta && page < body.meta.last_page ? String(page + 1) : undefined,
+		results: page.records.map((report) => ({ name: `${String(report.url)} (#${String(report.id)})`, value: String(report.id) })),
+		paginationToken: page.number < page.lastPage ? String(page.number + 1) : undefined,
 	};
 }

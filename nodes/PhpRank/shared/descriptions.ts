@@ -1,19 +1,62 @@
 import * as workflow from 'n8n-workflow';
 import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
-import { DEFAULT_PRIVACY, LARGEST_PAGE_SIZE, PAGE_SIZE_OPTIONS, PRIVACY_OPTIONS, SORT_ORDER_OPTIONS } from './values';
+import { GRADE_OPTIONS } from './grade';
+import {
+	DEFAULT_MAX_RATE_LIMIT_WAIT_SECONDS,
+	DEFAULT_PRIVACY,
+	LARGEST_PAGE_SIZE,
+	PAGE_SIZE_OPTIONS,
+	PRIVACY_OPTIONS,
+	SORT_ORDER_OPTIONS,
+} from './values';
 
 // n8n 1.x releases before 1.90 lack NodeConnectionTypes; their main connection has the same name.
 export const MAIN_CONNECTION = (workflow as Partial<typeof workflow>).NodeConnectionTypes?.Main ?? 'main';
 
-export function projectFilterField(only: string): INodeProperties {
+const PROJECT_NAME_HINT = 'phpRank names a project after the host of its reports, e.g. example.com';
+
+function projectLocator(name: string, description: string): INodeProperties {
 	return {
-		displayName: 'Project Name or ID',
-		name: 'project',
+		displayName: 'Project',
+		name,
+		type: 'resourceLocator',
+		default: { mode: 'list', value: '' },
+		description,
+		modes: [
+			{
+				displayName: 'From List',
+				name: 'list',
+				type: 'list',
+				placeholder: 'Search projects by name...',
+				typeOptions: { searchListMethod: 'searchProjects', searchable: true },
+			},
+			{
+				displayName: 'By Name',
+				name: 'name',
+				type: 'string',
+				placeholder: 'e.g. example.com',
+			},
+		],
+	};
+}
+
+export const projectNameLocator: INodeProperties = {
+	...projectLocator('projectName', `The project to act on: ${PROJECT_NAME_HINT}`),
+	required: true,
+};
+
+export function projectFilter(only: string): INodeProperties {
+	return projectLocator('project', `Only ${only} of this project (${PROJECT_NAME_HINT})`);
+}
+
+export function gradeFilter(only: string): INodeProperties {
+	return {
+		displayName: 'Grade',
+		name: 'grade',
 		type: 'options',
-		typeOptions: { loadOptionsMethod: 'getProjects' },
-		allowArbitraryValues: true,
-		default: '',
-		description: `Only ${only} of this project (phpRank names a project after its host, e.g. example.com). Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.`,
+		options: GRADE_OPTIONS,
+		default: 'bad',
+		description: `Only ${only} with this grade, from phpRank's 0-100 score`,
 	};
 }
 
@@ -47,30 +90,6 @@ export const reportIdLocator: INodeProperties = {
 	],
 };
 
-export const projectNameLocator: INodeProperties = {
-	displayName: 'Project',
-	name: 'projectName',
-	type: 'resourceLocator',
-	default: { mode: 'list', value: '' },
-	required: true,
-	description: 'The project to act on: phpRank names a project after the host of its reports, e.g. example.com',
-	modes: [
-		{
-			displayName: 'From List',
-			name: 'list',
-			type: 'list',
-			placeholder: 'Search projects by name...',
-			typeOptions: { searchListMethod: 'searchProjects', searchable: true },
-		},
-		{
-			displayName: 'By Name',
-			name: 'name',
-			type: 'string',
-			placeholder: 'e.g. example.com',
-		},
-	],
-};
-
 export function privacyField(overrides: Partial<INodeProperties> = {}): INodeProperties {
 	return {
 		displayName: 'Privacy',
@@ -94,6 +113,36 @@ export function passwordField(overrides: Partial<INodeProperties> = {}): INodePr
 		description: 'Password of the report page; sent only with Privacy: Password',
 		routing: { send: { type: 'body', property: 'password' } },
 		...overrides,
+	};
+}
+
+export const maxRateLimitWaitOption: INodeProperties = {
+	displayName: 'Max Rate-Limit Wait (Seconds)',
+	name: 'maxRateLimitWait',
+	type: 'number',
+	typeOptions: { minValue: 0 },
+	default: DEFAULT_MAX_RATE_LIMIT_WAIT_SECONDS,
+	description:
+		"How long each item may wait in all when phpRank's rate limit is reached. The node paces itself and sends a refused request again once phpRank allows it; the default lets about 3,600 items through phpRank's default 60 requests a minute. 0 turns waiting off.",
+};
+
+export const omitResultsOption: INodeProperties = {
+	displayName: 'Leave Out Per-Check Results',
+	name: 'omitResults',
+	type: 'boolean',
+	default: false,
+	description:
+		'Whether to drop each report\'s "results" object (one entry per check, several kilobytes a report), keeping its score and grade; useful when an AI agent reads the answer',
+};
+
+export function optionsCollection(options: INodeProperties[]): INodeProperties {
+	return {
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [...options, maxRateLimitWaitOption],
 	};
 }
 
@@ -141,7 +190,7 @@ export function searchFields(searchByOptions: INodePropertyOptions[], searchWhat
 	];
 }
 
-function sortOptions(sortByOptions: INodePropertyOptions[], defaultPageSize: number): INodeProperties[] {
+function listOptions(sortByOptions: INodePropertyOptions[]): INodeProperties[] {
 	const defaultSortBy = sortByOptions[0].value;
 	return [
 		{
@@ -165,8 +214,8 @@ function sortOptions(sortByOptions: INodePropertyOptions[], defaultPageSize: num
 			name: 'perPage',
 			type: 'options',
 			options: PAGE_SIZE_OPTIONS,
-			default: defaultPageSize,
-			description: `How many records each request to phpRank asks for while returning all (${LARGEST_PAGE_SIZE} when not set). With a limit, the node picks the smallest page that holds it.`,
+			default: LARGEST_PAGE_SIZE,
+			description: `How many records each request to phpRank asks for while returning all (${LARGEST_PAGE_SIZE}, the most phpRank allows, unless set). With a limit, the node picks the smallest page that holds it.`,
 			displayOptions: { show: { '/returnAll': [true] } },
 		},
 	];
@@ -175,7 +224,6 @@ function sortOptions(sortByOptions: INodePropertyOptions[], defaultPageSize: num
 export function getManyFields(
 	filters: INodeProperties[],
 	sortByOptions: INodePropertyOptions[],
-	defaultPageSize: number,
 	moreOptions: INodeProperties[] = [],
 ): INodeProperties[] {
 	return [
@@ -188,13 +236,6 @@ export function getManyFields(
 			default: {},
 			options: filters,
 		},
-		{
-			displayName: 'Options',
-			name: 'options',
-			type: 'collection',
-			placeholder: 'Add Option',
-			default: {},
-			options: [...sortOptions(sortByOptions, defaultPageSize), ...moreOptions],
-		},
+		optionsCollection([...listOptions(sortByOptions), ...moreOptions]),
 	];
 }

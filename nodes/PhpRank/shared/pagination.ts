@@ -1,82 +1,50 @@
-import type {
-	DeclarativeRestApiSettings,
-	IDataObject,
-	IExecutePaginationFunctions,
-	IHttpRequestOptions,
-	INodeExecutionData,
-} from 'n8n-workflow';
-import { send } from './requests';
-import { recordsToItems, unexpectedAnswer, withGrade } from './responses';
-import type { PageEnvelope } from './responses';
-import { LARGEST_PAGE_SIZE, PAGE_SIZES, PAGE_SIZE_OPTIONS } from './values';
+import type { IDataObject, IExecutePaginationFunctions, INodeExecutionData } from 'n8n-workflow';
+import { unexpectedAnswer } from './errors';
+import { toItems } from './items';
+import { planOf, runOptionsOf } from './operations';
+import type { RequestData, RunOptions } from './operations';
+import { readPage } from './transport';
 import { parseBoolean, parseOption, parsePositiveInteger } from './validation';
+import { LARGEST_PAGE_SIZE, PAGE_SIZES, PAGE_SIZE_OPTIONS } from './values';
 
 export function smallestPageSizeHolding(count: number): number {
 	return PAGE_SIZES.find((size) => size >= count) ?? LARGEST_PAGE_SIZE;
 }
 
-function isPage(body: IDataObject): body is IDataObject & PageEnvelope {
-	const meta = body.meta as IDataObject | undefined;
-	return (
-		Array.isArray(body.data) &&
-		typeof meta === 'object' &&
-		meta !== null &&
-		Number.isInteger(meta.current_page) &&
-		Number.isInteger(meta.last_page)
-	);
-}
-
-function chosenPerPage(context: IExecutePaginationFunctions): number {
-	const chosen = context.getNodeParameter('options.perPage', LARGEST_PAGE_SIZE);
-	return Number(parseOption(context, 'Page Size', chosen, PAGE_SIZE_OPTIONS));
-}
-
-async function readPages(
+/**
+ * Return All reads every page; a limit reads only the pages it needs, at the smallest size that
+ * holds what is still missing. A failing page fails the list: a partial list is never output.
+ */
+export async function readList(
 	context: IExecutePaginationFunctions,
-	requestData: DeclarativeRestApiSettings.ResultOptions,
-	shape: (record: IDataObject) => IDataObject,
+	requestData: RequestData,
+	shape: (record: IDataObject, runOptions: RunOptions) => IDataObject,
 ): Promise<INodeExecutionData[]> {
+	const runOptions = runOptionsOf(context);
 	const returnAll = parseBoolean(context, 'Return All', context.getNodeParameter('returnAll', false));
 	const limit = returnAll ? Infinity : parsePositiveInteger(context, 'Limit', context.getNodeParameter('limit', 50));
-	const chosenPageSize = returnAll ? chosenPerPage(context) : undefined;
+	const chosenPageSize = returnAll
+		? Number(parseOption(context, 'Page Size', runOptions.perPage ?? LARGEST_PAGE_SIZE, PAGE_SIZE_OPTIONS))
+		: undefined;
+	const plan = planOf(context, requestData, runOptions);
 	const records: IDataObject[] = [];
 	// links.next is never followed: it is an absolute URL the key must not be sent to blindly.
 	while (records.length < limit) {
 		// With a limit, pages of 100 are read until the rest fits a smaller one. Every page read so far was
 		// full, and each page size divides 100, so the records in hand end exactly where a page starts.
 		const perPage = chosenPageSize ?? smallestPageSizeHolding(limit - records.length);
-		const page = records.length / perPage + 1;
-		const body = await send(context, requestData, {
-			...(requestData.options as IHttpRequestOptions),
-			qs: { ...requestData.options.qs, per_page: perPage, page },
-		});
-		if (!isPage(body)) throw unexpectedAnswer(context, 'page of records ("data" and "meta")');
-		if (body.meta.current_page !== page) throw unexpectedAnswer(context, `page ${page} (it sent page ${body.meta.current_page})`);
-		records.push(...body.data);
-		if (body.meta.current_page >= body.meta.last_page) break;
-		if (body.data.length < perPage) {
-			throw unexpectedAnswer(context, `full page ${page} of ${body.meta.last_page} (it sent ${body.data.length} of ${perPage} records)`);
+		const page = await readPage(context, plan, records.length / perPage + 1, perPage);
+		if (page.currentPage !== page.number) {
+			throw unexpectedAnswer(context, `page ${page.number} (it sent page ${page.currentPage})`);
+		}
+		records.push(...page.records);
+		if (page.number >= page.lastPage) break;
+		if (page.records.length < perPage) {
+			throw unexpectedAnswer(
+				context,
+				`full page ${page.number} of ${page.lastPage} (it sent ${page.records.length} of ${perPage} records)`,
+			);
 		}
 	}
-	return recordsToItems(context, records.slice(0, limit), shape);
-}
-
-function withoutResults(report: IDataObject): IDataObject {
-	const { results: _results, ...rest } = report;
-	return rest;
-}
-
-export async function readReportPages(
-	this: IExecutePaginationFunctions,
-	requestData: DeclarativeRestApiSettings.ResultOptions,
-): Promise<INodeExecutionData[]> {
-	const omitResults = parseBoolean(this, 'Leave Out Per-Check Results', this.getNodeParameter('options.omitResults', false));
-	return await readPages(this, requestData, omitResults ? (report) => withGrade(withoutResults(report)) : withGrade);
-}
-
-export async function readProjectPages(
-	this: IExecutePaginationFunctions,
-	requestData: DeclarativeRestApiSettings.ResultOptions,
-): Promise<INodeExecutionData[]> {
-	return await readPages(this, requestData, (project) => project);
+	return toItems(context, records.slice(0, limit), (record) => shape(record, runOptions));
 }

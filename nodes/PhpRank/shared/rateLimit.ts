@@ -1,7 +1,5 @@
 import { sleep } from 'n8n-workflow';
-import type { IDataObject } from 'n8n-workflow';
-
-export const DEFAULT_MAX_RATE_LIMIT_WAIT_SECONDS = 300;
+import type { IDataObject, IN8nHttpFullResponse } from 'n8n-workflow';
 
 // Long waits are cut into slices so that a cancelled execution stops waiting promptly.
 const WAIT_SLICE_MS = 500;
@@ -133,4 +131,38 @@ export function rateGateFor(baseUrl: string): RateGate {
 		gates.set(baseUrl, gate);
 	}
 	return gate;
+}
+
+export interface PacingOptions extends Omit<WaitControl, 'deadline'> {
+	/** The phpRank server: items and executions that talk to the same one share its limit. */
+	baseUrl: string;
+	/** How long the item may wait in all; 0 sends at once and fails on a 429. */
+	maxWaitSeconds: number;
+	/** The error for a wait beyond maxWaitSeconds, given the seconds phpRank asked for. */
+	waitTooLong: (askedSeconds: number) => Error;
+}
+
+/**
+ * Sends a request when phpRank's limit allows it, and sends it again after a 429: the only answer
+ * known to have done nothing. Any other answer, and any failure to get one, goes back to the caller.
+ */
+export async function sendPaced(
+	send: () => Promise<IN8nHttpFullResponse>,
+	{ baseUrl, maxWaitSeconds, isCancelled, waitTooLong }: PacingOptions,
+): Promise<IN8nHttpFullResponse> {
+	const gate = maxWaitSeconds > 0 ? rateGateFor(baseUrl) : undefined;
+	const control = { deadline: Date.now() + maxWaitSeconds * 1000, isCancelled };
+	for (;;) {
+		const admission = gate ? await gate.admit(control) : { ticket: 0 };
+		if ('waitBeyondDeadlineSeconds' in admission) throw waitTooLong(admission.waitBeyondDeadlineSeconds);
+		const answer = send();
+		// A request that got no answer frees its place without news of the limit; the caller gets its error.
+		answer.catch(() => gate?.settle(admission.ticket));
+		const response = await answer;
+		gate?.settle(admission.ticket, response.headers as IDataObject);
+		if (response.statusCode !== 429) return response;
+		const delayMs = retryDelayMs(response.headers as IDataObject);
+		if (gate === undefined || Date.now() + delayMs > control.deadline) throw waitTooLong(Math.ceil(delayMs / 1000));
+		gate.block(delayMs);
+	}
 }

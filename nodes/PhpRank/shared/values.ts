@@ -10,19 +10,13 @@ export const PRIVACY_OPTIONS: INodePropertyOptions[] = [
 	{ name: 'Password', value: PRIVACY.password, description: 'The report page asks for a password' },
 ];
 
-export const RESULT_OPTIONS: INodePropertyOptions[] = [
-	{ name: 'Good', value: 'good', description: 'Score above 79' },
-	{ name: 'Decent', value: 'decent', description: 'Score from 49 to 79' },
-	{ name: 'Bad', value: 'bad', description: 'Score below 49' },
-];
-
 export const REPORT_SEARCH_BY_OPTIONS: INodePropertyOptions[] = [{ name: 'URL', value: 'url' }];
 
 export const REPORT_SORT_BY_OPTIONS: INodePropertyOptions[] = [
 	{ name: 'Date Created', value: 'id' },
 	{ name: 'Date Generated', value: 'generated_at' },
 	{ name: 'URL', value: 'url' },
-	{ name: 'Result', value: 'result' },
+	{ name: 'Result', value: 'result', description: 'The score, from 0 to 100' },
 ];
 
 export const PROJECT_SEARCH_BY_OPTIONS: INodePropertyOptions[] = [{ name: 'Name', value: 'project' }];
@@ -46,11 +40,5 @@ export const PAGE_SIZE_OPTIONS: INodePropertyOptions[] = PAGE_SIZES.map((size) =
 
 export const LARGEST_PAGE_SIZE = PAGE_SIZES[PAGE_SIZES.length - 1];
 
-export type Grade = 'good' | 'decent' | 'bad';
-
-// The server's own thresholds for its `result` list filter.
-export function gradeOf(score: number): Grade {
-	if (score > 79) return 'good';
-	if (score >= 49) return 'decent';
-	return 'bad';
-}
+// About an hour: at phpRank's default 60 requests a minute, a run of 3,600 items still finishes.
+export const DEFAULT_MAX_RATE_LIMIT_WAIT_SECONDS = 3600;

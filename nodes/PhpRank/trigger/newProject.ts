@@ -1,7 +1,9 @@
 import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
-import { listSubject } from '../shared/responses';
-import { readPage, scanNewestFirst } from './scan';
+import { listSubject } from '../shared/errors';
+import { shapeProject } from '../shared/items';
+import { readNewestPage, scanNewestFirst } from './scan';
 
+/** The trigger's place, kept in the workflow's static data. */
 interface NewProjectState {
 	/** created_at of the newest project seen. */
 	lastProjectCreatedAt?: string;
@@ -17,8 +19,8 @@ export async function pollNewProjects(context: IPollFunctions): Promise<INodeExe
 	const subject = listSubject('project');
 	const state = context.getWorkflowStaticData('node') as NewProjectState;
 	if (context.getMode() === 'manual' || state.lastProjectCreatedAt === undefined) {
-		const newest = (await readPage(context, '/projects', { ...QUERY, per_page: 10, page: 1 }, subject)).data;
-		if (context.getMode() === 'manual') return newest.length ? [[{ json: newest[0] }]] : null;
+		const newest = (await readNewestPage(context, '/projects', QUERY, subject, 1, 10)).records;
+		if (context.getMode() === 'manual') return newest.length ? [[{ json: shapeProject(newest[0]) }]] : null;
 		// Activation starts from here: history is not replayed.
 		state.lastProjectCreatedAt = newest.length ? createdAt(newest[0]) : '';
 		state.projectsCreatedThen = newest
@@ -39,5 +41,5 @@ export async function pollNewProjects(context: IPollFunctions): Promise<INodeExe
 	const createdThen = fresh.filter((project) => createdAt(project) === newest).map((project) => String(project.project));
 	state.projectsCreatedThen = newest === last ? [...namesThen, ...createdThen] : createdThen;
 	state.lastProjectCreatedAt = newest;
-	return [fresh.reverse().map((project) => ({ json: project }))];
+	return [fresh.reverse().map((project) => ({ json: shapeProject(project) }))];
 }

@@ -1,9 +1,11 @@
 import type { IDataObject, INodeExecutionData, INodeProperties, IPollFunctions } from 'n8n-workflow';
-import { projectFilterField } from '../shared/descriptions';
-import { listSubject, withGrade } from '../shared/responses';
+import { gradeFilter, projectFilter } from '../shared/descriptions';
+import { listSubject } from '../shared/errors';
+import { GRADE_OPTIONS } from '../shared/grade';
+import { shapeReport } from '../shared/items';
+import { asItem } from '../shared/transport';
 import { parseOption } from '../shared/validation';
-import { RESULT_OPTIONS } from '../shared/values';
-import { pollContext, readPage, scanNewestFirst } from './scan';
+import { readNewestPage, scanNewestFirst } from './scan';
 
 const showOnlyForNewReport = { event: ['newReport'] };
 
@@ -15,42 +17,39 @@ export const newReportProperties: INodeProperties[] = [
 		placeholder: 'Add Filter',
 		default: {},
 		displayOptions: { show: showOnlyForNewReport },
-		options: [
-			{
-				displayName: 'Grade',
-				name: 'grade',
-				type: 'options',
-				options: RESULT_OPTIONS,
-				default: 'bad',
-				description: 'Only reports with this grade, e.g. Bad to be told about pages that need work',
-			},
-			projectFilterField('reports'),
-		],
+		options: [gradeFilter('reports'), projectFilter('reports')],
 	},
 ];
 
+/** The trigger's place, kept in the workflow's static data. */
 interface NewReportState {
 	lastReportId?: number;
+}
+
+function projectName(value: unknown): string {
+	const name = typeof value === 'object' && value !== null ? (value as IDataObject).value : value;
+	return name === undefined || name === null ? '' : String(name);
 }
 
 function reportQuery(context: IPollFunctions): IDataObject {
 	const filters = context.getNodeParameter('filters', {}) as IDataObject;
 	const query: IDataObject = { sort_by: 'id', sort: 'desc' };
 	if (filters.grade !== undefined && filters.grade !== '') {
-		query.result = parseOption(pollContext(context), 'Grade', filters.grade, RESULT_OPTIONS);
+		query.result = parseOption(asItem(context), 'Grade', filters.grade, GRADE_OPTIONS);
 	}
-	if (filters.project !== undefined && filters.project !== '') query.project = String(filters.project);
+	const project = projectName(filters.project);
+	if (project !== '') query.project = project;
 	return query;
 }
 
-const toItem = (report: IDataObject): INodeExecutionData => ({ json: withGrade(report) });
+const toItem = (report: IDataObject): INodeExecutionData => ({ json: shapeReport(report, { omitResults: false }) });
 
 export async function pollNewReports(context: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 	const query = reportQuery(context);
 	const subject = listSubject('report');
 	const state = context.getWorkflowStaticData('node') as NewReportState;
 	if (context.getMode() === 'manual' || state.lastReportId === undefined) {
-		const [latest] = (await readPage(context, '/reports', { ...query, per_page: 10, page: 1 }, subject)).data;
+		const [latest] = (await readNewestPage(context, '/reports', query, subject, 1, 10)).records;
 		if (context.getMode() === 'manual') return latest ? [[toItem(latest)]] : null;
 		// Activation starts from here: history is not replayed.
 		state.lastReportId = latest ? Number(latest.id) : 0;

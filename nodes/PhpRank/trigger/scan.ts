@@ -1,43 +1,30 @@
 import { NodeApiError } from 'n8n-workflow';
 import type { IDataObject, IPollFunctions, JsonObject } from 'n8n-workflow';
-import type { PageEnvelope, RequestSubject } from '../shared/responses';
-import { unexpectedAnswer } from '../shared/responses';
+import { unexpectedAnswer } from '../shared/errors';
+import type { RequestSubject } from '../shared/errors';
 import { nodeForErrors } from '../shared/secrets';
-import { apiBaseUrl, CREDENTIAL_TYPE, REQUEST_DEFAULTS, sendRequest } from '../shared/transport';
-import type { RequestContext } from '../shared/transport';
+import { asItem, readPageOutsideRun } from '../shared/transport';
+import type { Page } from '../shared/transport';
 
 const PAGE_SIZE = 25;
 const SCAN_ATTEMPTS = 3;
 // A poll is not an item: it may wait out a 429 up to a minute, the window phpRank's limit counts in.
 const POLL_RATE_LIMIT_WAIT_SECONDS = 60;
 
-type PollItemContext = IPollFunctions & { getItemIndex: () => number };
+export type ListPath = '/reports' | '/projects';
 
-/** The poll's context, seen as the context of one item so that errors read as they do in a run. */
-export function pollContext(context: IPollFunctions): PollItemContext {
-	return Object.assign(Object.create(context) as IPollFunctions, { getItemIndex: () => 0 });
-}
-
-export async function readPage(
+export async function readNewestPage(
 	context: IPollFunctions,
-	path: '/reports' | '/projects',
-	qs: IDataObject,
+	path: ListPath,
+	query: IDataObject,
 	subject: RequestSubject,
-): Promise<PageEnvelope & IDataObject> {
-	const credentials = await context.getCredentials(CREDENTIAL_TYPE);
-	const body = await sendRequest(
-		pollContext(context) as RequestContext,
-		{ ...REQUEST_DEFAULTS, method: 'GET', baseURL: apiBaseUrl(credentials.baseUrl), url: path, qs },
-		() => subject,
-		POLL_RATE_LIMIT_WAIT_SECONDS,
-	);
-	const meta = body.meta as IDataObject | undefined;
-	if (!Array.isArray(body.data) || typeof meta?.total !== 'number' || typeof meta?.last_page !== 'number') {
-		throw unexpectedAnswer(pollContext(context), 'page of records ("data" and "meta")');
-	}
-	return body as PageEnvelope & IDataObject;
+	page = 1,
+	perPage = PAGE_SIZE,
+): Promise<Page> {
+	return await readPageOutsideRun(context, path, query, subject, POLL_RATE_LIMIT_WAIT_SECONDS, page, perPage);
 }
 
+/** Where the trigger stands: what it has emitted so far. */
 export interface Watermark {
 	/** Whether a record was emitted before (or is older than anything that was). */
 	isSeen: (record: IDataObject) => boolean;
@@ -54,8 +41,8 @@ export interface Watermark {
  */
 export async function scanNewestFirst(
 	context: IPollFunctions,
-	path: '/reports' | '/projects',
-	qs: IDataObject,
+	path: ListPath,
+	query: IDataObject,
 	subject: RequestSubject,
 	watermark: Watermark,
 ): Promise<IDataObject[]> {
@@ -63,18 +50,19 @@ export async function scanNewestFirst(
 		const fresh = new Map<string, IDataObject>();
 		let firstTotal: number | undefined;
 		let shrank = false;
-		for (let page = 1; ; page++) {
-			const body = await readPage(context, path, { ...qs, per_page: PAGE_SIZE, page }, subject);
-			firstTotal ??= body.meta.total;
-			if ((body.meta.total ?? 0) < (firstTotal ?? 0)) {
+		for (let pageNumber = 1; ; pageNumber++) {
+			const page = await readNewestPage(context, path, query, subject, pageNumber);
+			if (page.total === undefined) throw unexpectedAnswer(asItem(context), 'total in the page\'s "meta"');
+			firstTotal ??= page.total;
+			if (page.total < firstTotal) {
 				shrank = true;
 				break;
 			}
-			for (const record of body.data) {
+			for (const record of page.records) {
 				if (!watermark.isSeen(record) && !fresh.has(watermark.keyOf(record))) fresh.set(watermark.keyOf(record), record);
 			}
-			const reachedOlder = body.data.some(watermark.isOlder);
-			if (reachedOlder || body.meta.current_page >= body.meta.last_page || body.data.length === 0) break;
+			const reachedOlder = page.records.some(watermark.isOlder);
+			if (reachedOlder || page.currentPage >= page.lastPage || page.records.length === 0) break;
 		}
 		if (!shrank) return [...fresh.values()];
 	}

@@ -67,13 +67,56 @@ describe('phpRank node description', () => {
 				.filter((p) => p.type !== 'notice')
 				.map((p) => p.name)
 				.sort();
-		expect(names('report', 'create')).toEqual(['password', 'privacy', 'url']);
-		expect(names('report', 'get')).toEqual(['reportId']);
-		expect(names('report', 'delete')).toEqual(['reportId']);
-		expect(names('report', 'update')).toEqual(['reportId', 'updateFields']);
+		expect(names('report', 'create')).toEqual(['options', 'password', 'privacy', 'url']);
+		expect(names('report', 'get')).toEqual(['options', 'reportId']);
+		expect(names('report', 'delete')).toEqual(['options', 'reportId']);
+		expect(names('report', 'update')).toEqual(['options', 'reportId', 'updateFields']);
 		expect(names('report', 'getAll')).toEqual(['filters', 'limit', 'options', 'returnAll']);
 		expect(names('project', 'getAll')).toEqual(['filters', 'limit', 'options', 'returnAll']);
-		expect(names('project', 'delete')).toEqual(['projectName']);
+		expect(names('project', 'delete')).toEqual(['options', 'projectName']);
+	});
+
+	it('keeps rarely changed settings in each operation\'s Options, a rate-limit wait for 3,600 items by default', () => {
+		const optionNames = (resource: string, operation: string) =>
+			(property(resource, operation, 'options').options as INodeProperties[])
+				.filter((option) => option.displayOptions?.show?.['/operation']?.includes(operation) ?? true)
+				.filter((option) => option.displayOptions?.show?.['/resource']?.includes(resource) ?? true)
+				.map((option) => option.name)
+				.sort();
+		expect(optionNames('report', 'create')).toEqual(['maxRateLimitWait', 'omitResults']);
+		expect(optionNames('report', 'get')).toEqual(['maxRateLimitWait', 'omitResults']);
+		expect(optionNames('report', 'update')).toEqual(['maxRateLimitWait', 'omitResults']);
+		expect(optionNames('report', 'delete')).toEqual(['maxRateLimitWait']);
+		expect(optionNames('project', 'delete')).toEqual(['maxRateLimitWait']);
+		expect(optionNames('report', 'getAll')).toEqual(['maxRateLimitWait', 'omitResults', 'perPage', 'sort', 'sortBy']);
+		expect(optionNames('project', 'getAll')).toEqual(['maxRateLimitWait', 'perPage', 'sort', 'sortBy']);
+		const wait = nested(property('report', 'create', 'options'), 'maxRateLimitWait');
+		expect(wait.default).toBe(3600);
+		expect(wait.typeOptions?.minValue).toBe(0);
+		expect(description.properties.filter((p) => p.name === 'maxRateLimitWait')).toEqual([]);
+	});
+
+	it('declares the report picker once for every operation on one report', () => {
+		expect(description.properties.filter((p) => p.name === 'reportId')).toHaveLength(1);
+		expect(description.properties.filter((p) => p.name === 'options')).toHaveLength(3);
+	});
+
+	it('describes each operation in a short sentence, and tells an AI agent what it returns and which ID it needs', () => {
+		const operations = description.properties
+			.filter((p) => p.name === 'operation')
+			.flatMap((p) => p.options as INodePropertyOptions[]);
+		for (const { name, description: said, action } of operations) {
+			expect(said).toMatch(/^[A-Z][a-z]+( many)? an? (report|project)s?$|^Get many (reports|projects)$/);
+			expect(action?.startsWith(String(said))).toBe(true);
+			expect(`${name}: ${action}`.length).toBeLessThan(110);
+		}
+		const actionOf = (value: string, resource = 'report') =>
+			operations.find((option) => option.value === value && option.action?.includes(resource))?.action;
+		expect(actionOf('get')).toMatch(/by its ID.*score, grade/);
+		expect(actionOf('update')).toMatch(/by its ID/);
+		expect(actionOf('delete')).toMatch(/by its ID/);
+		expect(actionOf('create')).toMatch(/returning its ID, score and grade/);
+		expect(actionOf('delete', 'project')).toMatch(/by the project name/);
 	});
 
 	it('creates reports with privacy 0 Public, 1 Private, 2 Password (default 0) and shows the password only for 2', () => {
@@ -108,14 +151,23 @@ describe('phpRank node description', () => {
 	it('lists reports with the documented filters and options', () => {
 		const filters = property('report', 'getAll', 'filters');
 		expect((filters.options as INodeProperties[]).map((o) => o.name).sort()).toEqual([
+			'grade',
 			'project',
-			'result',
 			'search',
 			'searchBy',
 		]);
 		expect(values(nested(filters, 'searchBy'))).toEqual(['url']);
-		expect(values(nested(filters, 'result'))).toEqual(['good', 'decent', 'bad']);
-		expect(nested(filters, 'project').typeOptions?.loadOptionsMethod).toBe('getProjects');
+		expect(nested(filters, 'grade').displayName).toBe('Grade');
+		expect(namesAndValues(nested(filters, 'grade'))).toEqual([
+			['Good', 'good'],
+			['Decent', 'decent'],
+			['Bad', 'bad'],
+		]);
+		const project = nested(filters, 'project');
+		expect(project.displayName).toBe('Project');
+		expect(project.type).toBe('resourceLocator');
+		expect(project.modes?.map((mode) => mode.name)).toEqual(['list', 'name']);
+		expect(project.description).not.toMatch(/\bID\b/);
 		const options = property('report', 'getAll', 'options');
 		expect(namesAndValues(nested(options, 'sortBy'))).toEqual([
 			['Date Created', 'id'],
@@ -130,7 +182,7 @@ describe('phpRank node description', () => {
 		expect(values(nested(options, 'perPage'))).toEqual([10, 25, 50, 100]);
 	});
 
-	it('lists projects with the documented filters and options, 10 per page by default', () => {
+	it('lists projects with the documented filters and options, 100 per page unless set, as when Page Size is left out', () => {
 		const filters = property('project', 'getAll', 'filters');
 		expect((filters.options as INodeProperties[]).map((o) => o.name).sort()).toEqual(['search', 'searchBy']);
 		expect(values(nested(filters, 'searchBy'))).toEqual(['project']);
@@ -141,7 +193,9 @@ describe('phpRank node description', () => {
 		]);
 		expect(values(nested(options, 'sort'))).toEqual(['desc', 'asc']);
 		expect(values(nested(options, 'perPage'))).toEqual([10, 25, 50, 100]);
-		expect(nested(options, 'perPage').default).toBe(10);
+		expect(nested(options, 'perPage').default).toBe(100);
+		expect(nested(property('report', 'getAll', 'options'), 'perPage').default).toBe(100);
+		expect(nested(options, 'perPage').description).toMatch(/\(100, the most phpRank allows, unless set\)/);
 	});
 
 	it('picks reports and projects from searchable lists or by typed id and name', () => {

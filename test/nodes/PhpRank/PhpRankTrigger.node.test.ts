@@ -22,6 +22,9 @@ describe('phpRank Trigger description', () => {
 		const options = filters.options as INodeProperties[];
 		expect(options.map((option) => option.name).sort()).toEqual(['grade', 'project']);
 		expect(values(options.find((option) => option.name === 'grade') as INodeProperties)).toEqual(['good', 'decent', 'bad']);
-		expect(options.find((option) => option.name === 'project')?.typeOptions?.loadOptionsMethod).toBe('getProjects');
+		const project = options.find((option) => option.name === 'project') as INodeProperties;
+		expect(project.type).toBe('resourceLocator');
+		expect(project.modes?.[0].typeOptions?.searchListMethod).toBe('searchProjects');
+		expect(Object.keys(new PhpRankTrigger().methods.listSearch)).toEqual(['searchProjects']);
 	});
 });

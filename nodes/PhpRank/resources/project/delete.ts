@@ -1,6 +1,8 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { projectNameLocator } from '../../shared/descriptions';
 import { updateDisplayOptions } from '../../shared/displayOptions';
+import { operation, returnDeletion } from '../../shared/operations';
+import { setProjectPath } from '../../shared/paths';
 
 const showOnlyForProjectDelete = { resource: ['project'], operation: ['delete'] };
 
@@ -16,3 +18,15 @@ const properties: INodeProperties[] = [
 ];
 
 export const projectDeleteDescription = updateDisplayOptions({ show: showOnlyForProjectDelete }, properties);
+
+export const projectDeleteOperation = operation(
+	{
+		name: 'Delete',
+		value: 'delete',
+		action: 'Delete a project and all its reports by the project name',
+		description: 'Delete a project',
+	},
+	{ method: 'DELETE' },
+	returnDeletion,
+	[setProjectPath],
+);

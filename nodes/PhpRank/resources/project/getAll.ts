@@ -1,18 +1,18 @@
-import type { IExecuteSingleFunctions, IHttpRequestOptions, INodeProperties } from 'n8n-workflow';
+import type { IExecuteSingleFunctions, IHttpRequestOptions } from 'n8n-workflow';
 import { getManyFields, searchFields } from '../../shared/descriptions';
 import { updateDisplayOptions } from '../../shared/displayOptions';
+import { shapeProject } from '../../shared/items';
+import { operation } from '../../shared/operations';
+import { readList } from '../../shared/pagination';
 import { checkQuery, listQueryRules } from '../../shared/validation';
 import { PROJECT_SEARCH_BY_OPTIONS, PROJECT_SORT_BY_OPTIONS } from '../../shared/values';
 
 const showOnlyForProjectGetMany = { resource: ['project'], operation: ['getAll'] };
 
-const properties: INodeProperties[] = getManyFields(
-	searchFields(PROJECT_SEARCH_BY_OPTIONS, 'projects whose name is'),
-	PROJECT_SORT_BY_OPTIONS,
-	10,
+export const projectGetManyDescription = updateDisplayOptions(
+	{ show: showOnlyForProjectGetMany },
+	getManyFields(searchFields(PROJECT_SEARCH_BY_OPTIONS, 'projects whose name is'), PROJECT_SORT_BY_OPTIONS),
 );
-
-export const projectGetManyDescription = updateDisplayOptions({ show: showOnlyForProjectGetMany }, properties);
 
 export async function validateProjectListQuery(
 	this: IExecuteSingleFunctions,
@@ -21,3 +21,17 @@ export async function validateProjectListQuery(
 	checkQuery(this, requestOptions.qs ?? {}, listQueryRules(PROJECT_SEARCH_BY_OPTIONS, PROJECT_SORT_BY_OPTIONS));
 	return requestOptions;
 }
+
+export const projectGetManyOperation = operation(
+	{
+		name: 'Get Many',
+		value: 'getAll',
+		action: 'Get many projects, each with its report count, average score and grade',
+		description: 'Get many projects',
+	},
+	{ method: 'GET', url: '/projects' },
+	async function readProjects(requestData) {
+		return await readList(this, requestData, shapeProject);
+	},
+	[validateProjectListQuery],
+);

@@ -1,5 +1,7 @@
 import type { IDataObject, IExecuteSingleFunctions, IHttpRequestOptions, INodeProperties } from 'n8n-workflow';
 import { passwordField, privacyField } from '../../shared/descriptions';
+import { operation, returnReport } from '../../shared/operations';
+import { FORM_HEADERS } from '../../shared/transport';
 import { updateDisplayOptions } from '../../shared/displayOptions';
 import { parseHttpUrl, parseOption, requirePassword } from '../../shared/validation';
 import { PRIVACY, PRIVACY_OPTIONS } from '../../shared/values';
@@ -14,7 +16,7 @@ const properties: INodeProperties[] = [
 		required: true,
 		default: '',
 		placeholder: 'e.g. https://example.com/blog/',
-		description: 'The web page to analyse; phpRank fetches it and scores it from 0 to 100',
+		description: 'The web page to analyze; phpRank fetches it and scores it from 0 to 100',
 		routing: { send: { type: 'body', property: 'url' } },
 	},
 	privacyField(),
@@ -25,6 +27,18 @@ const properties: INodeProperties[] = [
 		displayOptions: { show: { privacy: [PRIVACY.password] } },
 	}),
 ];
+
+export const reportCreateOperation = operation(
+	{
+		name: 'Create',
+		value: 'create',
+		action: 'Create a report of a URL, returning its ID, score and grade',
+		description: 'Create a report',
+	},
+	{ method: 'POST', url: '/reports', headers: FORM_HEADERS },
+	returnReport,
+	[validateReportCreate],
+);
 
 export const reportCreateDescription = updateDisplayOptions({ show: showOnlyForReportCreate }, properties);
 

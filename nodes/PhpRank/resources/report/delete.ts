@@ -1,9 +1,9 @@
-import type { INodeProperties } from 'n8n-workflow';
-import { reportIdLocator } from '../../shared/descriptions';
-import { updateDisplayOptions } from '../../shared/displayOptions';
+import { operation, returnDeletion } from '../../shared/operations';
+import { setReportPath } from '../../shared/paths';
 
-const showOnlyForReportDelete = { resource: ['report'], operation: ['delete'] };
-
-const properties: INodeProperties[] = [reportIdLocator];
-
-export const reportDeleteDescription = updateDisplayOptions({ show: showOnlyForReportDelete }, properties);
+export const reportDeleteOperation = operation(
+	{ name: 'Delete', value: 'delete', action: 'Delete a report by its ID', description: 'Delete a report' },
+	{ method: 'DELETE' },
+	returnDeletion,
+	[setReportPath],
+);

@@ -1,6 +1,14 @@
-import { reportIdLocator } from '../../shared/descriptions';
-import { updateDisplayOptions } from '../../shared/displayOptions';
+import { operation, returnReport } from '../../shared/operations';
+import { setReportPath } from '../../shared/paths';
 
-const showOnlyForReportGet = { resource: ['report'], operation: ['get'] };
-
-export const reportGetDescription = updateDisplayOptions({ show: showOnlyForReportGet }, [reportIdLocator]);
+export const reportGetOperation = operation(
+	{
+		name: 'Get',
+		value: 'get',
+		action: 'Get a report by its ID, with its score, grade and checks',
+		description: 'Get a report',
+	},
+	{ method: 'GET' },
+	returnReport,
+	[setReportPath],
+);

@@ -1,61 +1,50 @@
-import type { IExecuteSingleFunctions, IHttpRequestOptions, INodeProperties } from 'n8n-workflow';
-import { getManyFields, projectFilterField, searchFields } from '../../shared/descriptions';
+import type { IDataObject, IExecuteSingleFunctions, IHttpRequestOptions, INodeProperties } from 'n8n-workflow';
+import { getManyFields, gradeFilter, omitResultsOption, projectFilter, searchFields } from '../../shared/descriptions';
 import { updateDisplayOptions } from '../../shared/displayOptions';
+import { GRADE_OPTIONS } from '../../shared/grade';
+import { shapeReport } from '../../shared/items';
+import { operation } from '../../shared/operations';
+import { readList } from '../../shared/pagination';
 import { checkQuery, listQueryRules } from '../../shared/validation';
-import {
-	LARGEST_PAGE_SIZE,
-	REPORT_SEARCH_BY_OPTIONS,
-	REPORT_SORT_BY_OPTIONS,
-	RESULT_OPTIONS,
-} from '../../shared/values';
+import { REPORT_SEARCH_BY_OPTIONS, REPORT_SORT_BY_OPTIONS } from '../../shared/values';
 
 const showOnlyForReportGetMany = { resource: ['report'], operation: ['getAll'] };
 
 const reportFilters: INodeProperties[] = [
 	...searchFields(REPORT_SEARCH_BY_OPTIONS, 'reports whose URL is'),
-	{
-		...projectFilterField('reports'),
-		routing: { send: { type: 'query', property: 'project' } },
-	},
-	{
-		displayName: 'Result',
-		name: 'result',
-		type: 'options',
-		options: RESULT_OPTIONS,
-		default: 'bad',
-		description: 'Only reports with this result',
-		routing: { send: { type: 'query', property: 'result' } },
-	},
+	{ ...projectFilter('reports'), routing: { send: { type: 'query', property: 'project' } } },
+	{ ...gradeFilter('reports'), routing: { send: { type: 'query', property: 'result' } } },
 ];
 
-const reportOptions: INodeProperties[] = [
-	{
-		displayName: 'Leave Out Per-Check Results',
-		name: 'omitResults',
-		type: 'boolean',
-		default: false,
-		description:
-			'Whether to drop each report\'s "results" object (one entry per check, several kilobytes a report), keeping its score and grade; useful when an AI agent reads the list',
-	},
-];
-
-const properties: INodeProperties[] = getManyFields(
-	reportFilters,
-	REPORT_SORT_BY_OPTIONS,
-	LARGEST_PAGE_SIZE,
-	reportOptions,
+export const reportGetManyDescription = updateDisplayOptions(
+	{ show: showOnlyForReportGetMany },
+	getManyFields(reportFilters, REPORT_SORT_BY_OPTIONS, [omitResultsOption]),
 );
-
-export const reportGetManyDescription = updateDisplayOptions({ show: showOnlyForReportGetMany }, properties);
 
 export async function validateReportListQuery(
 	this: IExecuteSingleFunctions,
 	requestOptions: IHttpRequestOptions,
 ): Promise<IHttpRequestOptions> {
-	checkQuery(this, requestOptions.qs ?? {}, {
+	const qs = (requestOptions.qs ?? {}) as IDataObject;
+	if (qs.project === '') delete qs.project;
+	checkQuery(this, qs, {
 		...listQueryRules(REPORT_SEARCH_BY_OPTIONS, REPORT_SORT_BY_OPTIONS),
 		project: { field: 'Project' },
-		result: { field: 'Result', options: RESULT_OPTIONS },
+		result: { field: 'Grade', options: GRADE_OPTIONS },
 	});
 	return requestOptions;
 }
+
+export const reportGetManyOperation = operation(
+	{
+		name: 'Get Many',
+		value: 'getAll',
+		action: 'Get many reports, filtered by URL, project or grade, each with its ID, score and grade',
+		description: 'Get many reports',
+	},
+	{ method: 'GET', url: '/reports' },
+	async function readReports(requestData) {
+		return await readList(this, requestData, shapeReport);
+	},
+	[validateReportListQuery],
+);

@@ -1,13 +1,15 @@
 import type { IDataObject, IExecuteSingleFunctions, IHttpRequestOptions, INodeProperties } from 'n8n-workflow';
-import { passwordField, privacyField, reportIdLocator } from '../../shared/descriptions';
+import { passwordField, privacyField } from '../../shared/descriptions';
 import { updateDisplayOptions } from '../../shared/displayOptions';
+import { operation, returnReport } from '../../shared/operations';
+import { setReportPath } from '../../shared/paths';
+import { FORM_HEADERS } from '../../shared/transport';
 import { failInput, parseBoolean, parseOption, requirePassword } from '../../shared/validation';
 import { PRIVACY, PRIVACY_OPTIONS } from '../../shared/values';
 
 const showOnlyForReportUpdate = { resource: ['report'], operation: ['update'] };
 
 const properties: INodeProperties[] = [
-	reportIdLocator,
 	{
 		displayName: 'Update Fields',
 		name: 'updateFields',
@@ -22,12 +24,24 @@ const properties: INodeProperties[] = [
 				name: 'reanalyze',
 				type: 'boolean',
 				default: false,
-				description: 'Whether phpRank should fetch and analyse the page again, refreshing its result and checks',
+				description: 'Whether phpRank should fetch and analyze the page again, refreshing its result and checks',
 				routing: { send: { type: 'body', property: 'results' } },
 			},
 		],
 	},
 ];
+
+export const reportUpdateOperation = operation(
+	{
+		name: 'Update',
+		value: 'update',
+		action: 'Update a report by its ID (privacy, password, re-analysis), returning the report',
+		description: 'Update a report',
+	},
+	{ method: 'PUT', headers: FORM_HEADERS },
+	returnReport,
+	[setReportPath, validateReportUpdate],
+);
 
 export const reportUpdateDescription = updateDisplayOptions({ show: showOnlyForReportUpdate }, properties);
 

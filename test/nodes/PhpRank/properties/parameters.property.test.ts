@@ -191,7 +191,7 @@ const PLAUSIBLE = {
 	reportSearchBy: validOrNear(['url'], ['URL', 'project', ' url', '']),
 	projectSearchBy: validOrNear(['project'], ['Project', 'url', 'name', '']),
 	projectFilter: validOrNear([...PROJECTS, 'nowhere.example', 'x/y?z', '', 5], [true]),
-	result: validOrNear(['good', 'decent', 'bad'], ['Good', 'BAD ', 'great', '', 1]),
+	grade: validOrNear(['good', 'decent', 'bad'], ['Good', 'BAD ', 'great', '', 1]),
 	reportSortBy: validOrNear(['id', 'generated_at', 'url', 'result'], ['created_at', 'project', 'ID', '']),
 	projectSortBy: validOrNear(['created_at', 'project'], ['id', 'url', 'name', '']),
 	sort: validOrNear(['desc', 'asc'], ['DESC', 'ascending', ' asc', '']),
@@ -355,7 +355,7 @@ function listSpecs(resource: 'report' | 'project'): ParamSpec[] {
 		...(report
 			? [
 					{ path: 'filters.project', kind: 'options', plausible: PLAUSIBLE.projectFilter } as ParamSpec,
-					{ path: 'filters.result', kind: 'options', plausible: PLAUSIBLE.result } as ParamSpec,
+					{ path: 'filters.grade', kind: 'options', plausible: PLAUSIBLE.grade } as ParamSpec,
 				]
 			: []),
 		{ path: 'options.sortBy', kind: 'options', plausible: report ? PLAUSIBLE.reportSortBy : PLAUSIBLE.projectSortBy },
@@ -409,7 +409,7 @@ const OPERATIONS: Operation[] = [
 		resource: 'report',
 		operation: 'getAll',
 		specs: listSpecs('report'),
-		fields: ['Return All', 'Limit', 'Search', 'Search By', 'Project', 'Result', 'Sort By', 'Sort Order', 'Page Size'],
+		fields: ['Return All', 'Limit', 'Search', 'Search By', 'Project', 'Grade', 'Sort By', 'Sort Order', 'Page Size'],
 		check: (request, index, all, run) => [
 			...expectRoute(request, 'GET', '/api/v1/reports'),
 			...expectNoBody(request),
@@ -512,7 +512,7 @@ const ALL_FIELDS = [
 	'Limit',
 	'Search By',
 	'Search',
-	'Result',
+	'Grade',
 	'Sort By',
 	'Sort Order',
 	'Page Size',

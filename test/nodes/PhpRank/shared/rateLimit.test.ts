@@ -49,7 +49,7 @@ describe('429 Too Many Attempts', () => {
 	it('fails the item, saying how long phpRank asked to wait, when that is beyond Max Rate-Limit Wait', async () => {
 		server().injectFault({ path: '/api/v1/reports', method: 'POST', kind: 'status', status: 429, headers: { 'Retry-After': '120' } });
 
-		const { error } = await runPhpRank(server(), create({ maxRateLimitWait: 60 }), { items: urls(1) });
+		const { error } = await runPhpRank(server(), create({ options: { maxRateLimitWait: 60 } }), { items: urls(1) });
 
 		expect(error).toBeInstanceOf(NodeApiError);
 		expect(error?.message).toBe("phpRank's rate limit was reached (429 Too Many Attempts): the server asked to wait 120 seconds");
@@ -65,7 +65,7 @@ describe('429 Too Many Attempts', () => {
 			resource: 'report',
 			operation: 'get',
 			reportId: byId('2'),
-			maxRateLimitWait: 0,
+			options: { maxRateLimitWait: 0 },
 		});
 
 		expect(error?.message).toBe("phpRank's rate limit was reached (429 Too Many Attempts): the server asked to wait 1 second");

@@ -34,7 +34,7 @@ describe('phpRank as an AI Agent tool', () => {
 			{
 				resource: 'report',
 				operation: 'create',
-				url: "={{ $fromAI('url', 'The absolute http(s) address of the page to analyse', 'string') }}",
+				url: "={{ $fromAI('url', 'The absolute http(s) address of the page to analyze', 'string') }}",
 			},
 			{ url: 'https://agent.example.com/landing' },
 		);
@@ -49,7 +49,7 @@ describe('phpRank as an AI Agent tool', () => {
 			resource: 'report',
 			operation: 'getAll',
 			limit: "={{ $fromAI('limit', 'How many reports to return', 'number') }}",
-			filters: { result: 'bad' },
+			filters: { grade: 'bad' },
 		};
 		const full = await asAgent(parameters, { limit: 5 });
 		const lean = await asAgent({ ...parameters, options: { omitResults: true } }, { limit: 5 });

@@ -20,6 +20,27 @@ describe('Project > Get Many', () => {
 		);
 	});
 
+	it("keeps phpRank's report count and summed score, and adds the average score and its grade", async () => {
+		server().seedReports(40, { projects: ['example.com', 'shop.example.org', 'blog.example.net'] });
+
+		const { items } = await runPhpRank(server(), getMany({ returnAll: true }));
+
+		expect(items).toHaveLength(3);
+		for (const { json } of items) {
+			const reports = server().reports().filter((report) => report.project === json.project);
+			const sum = reports.reduce((total, report) => total + report.result, 0);
+			const average = Math.round(sum / reports.length);
+			expect(json).toEqual({
+				project: json.project,
+				reports: reports.length,
+				result: String(sum),
+				averageResult: average,
+				grade: average > 79 ? 'good' : average >= 49 ? 'decent' : 'bad',
+				created_at: expect.any(String),
+			});
+		}
+	});
+
 	it('reads at the page size the user chose', async () => {
 		server().seedProjects(25);
 

@@ -24,7 +24,10 @@ describe('Report > Create', () => {
 		const [stored] = server().reports();
 		expect(items).toHaveLength(1);
 		expect(items[0].json).toMatchObject({ id: stored.id, url: 'example.com/blog/', project: 'example.com' });
-		expect(items[0].json.result).toBeCloseTo(stored.score, 10);
+		// phpRank answers a create with the unrounded score and stores it rounded, as every later read shows it.
+		expect(stored.score % 1).not.toBe(0);
+		expect(items[0].json.result).toBe(Math.round(stored.score));
+		expect(items[0].json.result).toBe(stored.result);
 		expect(items[0].json.grade).toBe(stored.score > 79 ? 'good' : stored.score >= 49 ? 'decent' : 'bad');
 		expect(Object.keys(items[0].json.results as object).length).toBeGreaterThan(30);
 		expect(items[0].pairedItem).toEqual({ item: 0 });
@@ -102,12 +105,30 @@ describe('Report > Create', () => {
 		expect(apiRequests(server())[0].body).toEqual({ url: 'https://example.com/blog/', privacy: '1' });
 	});
 
-	it("reports phpRank's validation messages field by field", async () => {
+	it('says the page could not be fetched when phpRank cannot reach it', async () => {
 		const { error } = await runPhpRank(server(), create({ url: 'https://unreachable.invalid/' }));
 
 		expect(error?.message).toBe(
-			'phpRank rejected the input (422): url: cURL error 6: Could not resolve host: unreachable.invalid',
+			'phpRank could not fetch the page to analyze it (422): cURL error 6: Could not resolve host: unreachable.invalid',
 		);
+		expect(error?.description).toMatch(/could not load it/);
+		expect(error?.description).not.toMatch(/fix the fields/i);
 		expect((error as { httpCode?: string }).httpCode).toBe('422');
+	});
+
+	it("reports phpRank's validation messages field by field", async () => {
+		server().injectFault({
+			path: '/api/v1/reports',
+			method: 'POST',
+			kind: 'status',
+			status: 422,
+			body: { message: { url: ['The url format is invalid.'], privacy: ['The privacy must be between 0 and 2.'] }, status: 422 },
+		});
+		const { error } = await runPhpRank(server(), create());
+
+		expect(error?.message).toBe(
+			'phpRank rejected the input (422): url: The url format is invalid.; privacy: The privacy must be between 0 and 2.',
+		);
+		expect(error?.description).toBe('Fix the fields named above and run the node again.');
 	});
 });

@@ -23,6 +23,16 @@ describe('Report > Get', () => {
 		expect(items[0].json.grade).toBe(stored.result > 79 ? 'good' : stored.result >= 49 ? 'decent' : 'bad');
 	});
 
+	it('shows the grade right after the score, and leaves out the per-check results when asked', async () => {
+		const full = (await runPhpRank(server(), get(byId('7')))).items[0].json;
+		const lean = (await runPhpRank(server(), { ...get(byId('7')), options: { omitResults: true } })).items[0].json;
+
+		expect(Object.keys(full).slice(0, 5)).toEqual(['id', 'url', 'project', 'result', 'grade']);
+		expect(Object.keys(full.results as object).length).toBeGreaterThan(30);
+		const { results: _results, ...rest } = full;
+		expect(lean).toEqual(rest);
+	});
+
 	it.each(['0', '-3', '1.5', 'abc', '1/../../account', '7?x=1', ''])(
 		'refuses the report id %p before any request',
 		async (id) => {

@@ -1,5 +1,5 @@
 import type { IDataObject, IPairedItemData } from 'n8n-workflow';
-import { apiRequests, inputErrorOf, runPhpRank, useServer } from '../../../../support/phpRank';
+import { apiRequests, byName, fromList, inputErrorOf, runPhpRank, useServer } from '../../../../support/phpRank';
 
 const server = useServer();
 
@@ -96,12 +96,39 @@ describe('Report > Get Many: Limit', () => {
 describe('Report > Get Many: filters and options', () => {
 	beforeEach(() => server().seedReports(300, { projects: ['example.com', 'shop.example.org', 'blog.example.net'] }));
 
-	it.each(['good', 'decent', 'bad'])('filters by result %s with the grade words the API documents', async (result) => {
-		const { items } = await runPhpRank(server(), getMany({ returnAll: true, filters: { result } }));
+	it.each(['good', 'decent', 'bad'])('filters by grade %s, sent as the result filter the API documents', async (grade) => {
+		const { items } = await runPhpRank(server(), getMany({ returnAll: true, filters: { grade } }));
 
-		expect(apiRequests(server())[0].query.result).toBe(result);
+		expect(apiRequests(server())[0].query.result).toBe(grade);
 		expect(items.length).toBeGreaterThan(0);
-		expect(items.every((item) => item.json.grade === result)).toBe(true);
+		expect(items.every((item) => item.json.grade === grade)).toBe(true);
+	});
+
+	it.each([
+		['picked from the list', fromList('blog.example.net')],
+		['typed by name', byName('blog.example.net')],
+		['mapped by an expression', byName('={{ "blog." + "example.net" }}')],
+	])('filters by a project %s', async (_how, project) => {
+		const { items } = await runPhpRank(server(), getMany({ returnAll: true, filters: { project } }));
+
+		expect(apiRequests(server())[0].query.project).toBe('blog.example.net');
+		expect(items.length).toBe(server().reports().filter((report) => report.project === 'blog.example.net').length);
+	});
+
+	it('treats a project filter added but left empty as no filter', async () => {
+		await runPhpRank(server(), getMany({ limit: 10, filters: { project: fromList('') } }));
+
+		expect(apiRequests(server())[0].query).not.toHaveProperty('project');
+	});
+
+	it('shows grade right after the score in every report, and can leave out the per-check results', async () => {
+		const { items } = await runPhpRank(server(), getMany({ limit: 3, options: { omitResults: true } }));
+
+		for (const { json } of items) {
+			const keys = Object.keys(json);
+			expect(keys.indexOf('grade')).toBe(keys.indexOf('result') + 1);
+			expect(json).not.toHaveProperty('results');
+		}
 	});
 
 	it('filters by search text in the URL and by project', async () => {
@@ -137,7 +164,7 @@ describe('Report > Get Many: filters and options', () => {
 	it.each([
 		['Sort By', { options: { sortBy: '={{ "created" }}' } }, 'id (Date Created), generated_at (Date Generated), url (URL), result (Result)'],
 		['Sort Order', { options: { sort: '={{ "ASC" }}' } }, 'desc (Descending), asc (Ascending)'],
-		['Result', { filters: { result: '={{ "terrible" }}' } }, 'good (Good), decent (Decent), bad (Bad)'],
+		['Grade', { filters: { grade: '={{ "terrible" }}' } }, 'good (Good), decent (Decent), bad (Bad)'],
 		['Search By', { filters: { searchBy: '={{ "title" }}' } }, 'url (URL)'],
 		['Page Size', { returnAll: true, options: { perPage: '={{ 20 }}' } }, '10, 25, 50, 100'],
 	])('refuses an undocumented %s value that phpRank would silently replace', async (field, parameters, allowed) => {

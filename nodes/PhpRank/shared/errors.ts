@@ -1,0 +1,228 @@
+import { NodeApiError } from 'n8n-workflow';
+import type { IDataObject, IExecuteSingleFunctions, IHttpRequestOptions, IN8nHttpFullResponse, JsonObject } from 'n8n-workflow';
+import { nodeForErrors } from './secrets';
+
+export type ErrorContext = Pick<IExecuteSingleFunctions, 'getNode' | 'getItemIndex'>;
+
+type ParameterContext = ErrorContext & Pick<IExecuteSingleFunctions, 'getNodeParameter'>;
+
+interface Failure {
+	message: string;
+	description: string;
+}
+
+/** What a request was about, for messages that name it. */
+export interface RequestSubject {
+	name: string;
+	operation: string;
+}
+
+export const WRONG_ADDRESS_HINT =
+	'Check the Base URL in the phpRank credential: it must be the address of your phpRank installation, e.g. https://seo.example.com or https://example.com/phprank.';
+
+const SERVER_FAULT_HINT =
+	'This is a fault on the phpRank server or a proxy in front of it; try again later or check its logs.';
+
+// phpRank passes on its HTTP client's own words when it cannot fetch the page it is asked to analyze.
+const PAGE_FETCH_FAILURE = /cURL error \d+|(Client|Server) error: `[A-Z]+ /;
+
+export function listSubject(resource: 'report' | 'project'): RequestSubject {
+	return { name: `The ${resource} list`, operation: 'getAll' };
+}
+
+function parameterOrNothing(context: ParameterContext, name: string): unknown {
+	try {
+		return context.getNodeParameter(name, '', { extractValue: true });
+	} catch {
+		return '';
+	}
+}
+
+// Reads parameters, which costs expression evaluations: called only once there is an error to word.
+export function subjectOf(context: ParameterContext): RequestSubject {
+	const resource = parameterOrNothing(context, 'resource');
+	const operation = String(parameterOrNothing(context, 'operation'));
+	if (operation === 'getAll') return listSubject(resource === 'project' ? 'project' : 'report');
+	if (resource === 'project') return { name: `Project "${String(parameterOrNothing(context, 'projectName'))}"`, operation };
+	if (operation === 'create') return { name: `The report for ${String(parameterOrNothing(context, 'url'))}`, operation };
+	return { name: `Report ${String(parameterOrNothing(context, 'reportId'))}`, operation };
+}
+
+function isJsonObject(body: unknown): body is IDataObject {
+	return typeof body === 'object' && body !== null && !Buffer.isBuffer(body);
+}
+
+function describeBody(body: unknown): string {
+	if (body === undefined || body === null || body === '') return 'an empty body';
+	if (typeof body === 'string' && /<html|<!doctype/i.test(body)) return 'an HTML page';
+	return 'an answer that is not JSON';
+}
+
+function serverMessage(body: unknown): string | undefined {
+	return isJsonObject(body) && typeof body.message === 'string' ? body.message : undefined;
+}
+
+function validationMessages(body: unknown): IDataObject | undefined {
+	const messages = isJsonObject(body) ? body.message : undefined;
+	return isJsonObject(messages) && !Array.isArray(messages) ? messages : undefined;
+}
+
+function listMessages(messages: IDataObject): string {
+	return Object.entries(messages)
+		.map(([field, texts]) => `${field}: ${([] as unknown[]).concat(texts).join(' ')}`)
+		.join('; ');
+}
+
+function describeRejection(body: unknown): Failure {
+	const messages = validationMessages(body);
+	const urlMessages = ([] as unknown[]).concat(messages?.url ?? []).map(String);
+	const fetchFailure = urlMessages.find((text) => PAGE_FETCH_FAILURE.test(text));
+	if (fetchFailure !== undefined) {
+		return {
+			message: `phpRank could not fetch the page to analyze it (422): ${fetchFailure}`,
+			description:
+				'The URL is well-formed, but the phpRank server could not load it: the host may not exist, refuse connections, or answer with an error. Check that the page opens from the phpRank server.',
+		};
+	}
+	return {
+		message: `phpRank rejected the input (422): ${messages ? listMessages(messages) : (serverMessage(body) ?? 'validation failed')}`,
+		description: 'Fix the fields named above and run the node again.',
+	};
+}
+
+function describeFailure(subject: RequestSubject, response: IN8nHttpFullResponse): Failure {
+	const { statusCode, body } = response;
+	const said = serverMessage(body);
+	if (statusCode >= 300 && statusCode < 400) {
+		const location = (response.headers as IDataObject | undefined)?.location;
+		const target = location === undefined || location === null ? undefined : String(location).split('?')[0];
+		const toLogin = target !== undefined && /\/login\/?$/.test(target);
+		return {
+			message: toLogin
+				? `phpRank redirected to its login page (${statusCode}): the API key was refused or the request did not reach the API`
+				: `phpRank answered with a redirect (${statusCode}${target ? ` to ${target}` : ''}) instead of JSON`,
+			description: `${WRONG_ADDRESS_HINT} Redirects are not followed, so the API key is never sent anywhere else.`,
+		};
+	}
+	if ([413, 414, 431].includes(statusCode)) {
+		return {
+			message: `The request was too large for phpRank (${statusCode})`,
+			description: 'A search text, project name or URL is longer than the server accepts; shorten it.',
+		};
+	}
+	if (!isJsonObject(body)) {
+		const kind = describeBody(body);
+		return statusCode >= 500
+			? { message: `phpRank failed to process the request (${statusCode}) and answered with ${kind}`, description: SERVER_FAULT_HINT }
+			: {
+					message: `phpRank answered ${statusCode} with ${kind} instead of JSON`,
+					description: `The base URL probably points at the wrong place. ${WRONG_ADDRESS_HINT}`,
+				};
+	}
+	switch (statusCode) {
+		case 401:
+			return {
+				message: 'phpRank refused the API key (401 Unauthenticated)',
+				description:
+					'Check the API key in the phpRank credential. It is shown on the API page of your phpRank account and changes when it is regenerated.',
+			};
+		case 403:
+			return subject.operation === 'update'
+				? {
+						message: `${subject.name} does not exist or does not belong to the account of this API key (403)`,
+						description: said ?? 'This action is unauthorized.',
+					}
+				: {
+						message: `phpRank refused the request (403): ${said ?? 'This action is unauthorized.'}`,
+						description: "The API key's account may lack the permission or plan for this.",
+					};
+		case 404:
+			return {
+				message: `${subject.name} was not found (404)`,
+				description:
+					subject.operation === 'getAll' ? `phpRank has no list at this address. ${WRONG_ADDRESS_HINT}` : (said ?? 'Resource not found.'),
+			};
+		case 422:
+			return describeRejection(body);
+		default:
+			return statusCode >= 500
+				? { message: `phpRank failed to process the request (${statusCode}): ${said ?? 'no message'}`, description: SERVER_FAULT_HINT }
+				: { message: `phpRank answered ${statusCode}: ${said ?? 'no message'}`, description: 'The request was not accepted.' };
+	}
+}
+
+export function answerError(context: ErrorContext, response: IN8nHttpFullResponse, subject: RequestSubject): NodeApiError {
+	const { message, description } = describeFailure(subject, response);
+	const details = isJsonObject(response.body) ? response.body : { body: String(response.body ?? '').slice(0, 500) };
+	return new NodeApiError(nodeForErrors(context.getNode()), details as JsonObject, {
+		message,
+		description,
+		httpCode: String(response.statusCode),
+		itemIndex: context.getItemIndex(),
+	});
+}
+
+export function rateLimitError(
+	context: ErrorContext,
+	subject: RequestSubject,
+	askedSeconds: number,
+	maxWaitSeconds: number,
+): NodeApiError {
+	const asked =
+		askedSeconds > 0
+			? `the server asked to wait ${askedSeconds} second${askedSeconds === 1 ? '' : 's'}`
+			: 'the server is still at its limit';
+	return new NodeApiError(nodeForErrors(context.getNode()), {} as JsonObject, {
+		message: `phpRank's rate limit was reached (429 Too Many Attempts): ${asked}`,
+		description:
+			maxWaitSeconds > 0
+				? `That is beyond the ${maxWaitSeconds} seconds this item may wait (Options > Max Rate-Limit Wait). Nothing was changed for ${subject.name}; raise the limit, or spread the items over time with the node's batching settings.`
+				: `Waiting is off (Options > Max Rate-Limit Wait is 0). Nothing was changed for ${subject.name}.`,
+		httpCode: '429',
+		itemIndex: context.getItemIndex(),
+	});
+}
+
+export function connectionError(
+	context: ErrorContext,
+	error: unknown,
+	options: IHttpRequestOptions,
+	subject: RequestSubject,
+): NodeApiError {
+	const cause = error instanceof NodeApiError && error.cause ? error.cause : error;
+	const code = String((cause as { code?: unknown })?.code ?? '');
+	const mayHaveApplied = options.method === 'POST' || options.method === 'PUT' || options.method === 'PATCH';
+	const notRepeated = mayHaveApplied
+		? ' phpRank may have carried it out before the connection ended, so it was not sent again: check phpRank before running this item once more.'
+		: '';
+	const timedOut = code === 'ECONNABORTED' || code === 'ETIMEDOUT' || /timeout/i.test(String((cause as Error)?.message));
+	const unreachable = ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH'].includes(code);
+	// NodeApiError replaces any message that names a network error code with its own generic text,
+	// so the code goes into the description.
+	const message = timedOut
+		? `phpRank did not answer within ${Math.round((options.timeout ?? 300_000) / 1000)} seconds`
+		: unreachable
+			? 'phpRank could not be reached'
+			: 'The connection to phpRank ended before it answered';
+	const detail = code ? ` (${code})` : '';
+	return new NodeApiError(nodeForErrors(context.getNode()), {} as JsonObject, {
+		message,
+		description: unreachable
+			? `Check the Base URL in the phpRank credential and that the server is up${detail}.`
+			: `No answer came about ${subject.name}${detail}.${notRepeated}`,
+		httpCode: 'none',
+		itemIndex: context.getItemIndex(),
+	});
+}
+
+export function unexpectedAnswer(context: ErrorContext, what: string): NodeApiError {
+	return new NodeApiError(nodeForErrors(context.getNode()), {} as JsonObject, {
+		message: `phpRank answered with JSON that has no ${what}`,
+		description: WRONG_ADDRESS_HINT,
+		itemIndex: context.getItemIndex(),
+	});
+}
+
+export function isSuccess(response: IN8nHttpFullResponse): boolean {
+	return response.statusCode >= 200 && response.statusCode < 300 && isJsonObject(response.body);
+}

@@ -1,0 +1,98 @@
+import type {
+	DeclarativeRestApiSettings,
+	IDataObject,
+	IExecutePaginationFunctions,
+	IHttpRequestOptions,
+	INodeExecutionData,
+	INodePropertyOptions,
+	PreSendAction,
+} from 'n8n-workflow';
+import { subjectOf } from './errors';
+import { deletionOf, recordOf, shapeReport, toItems } from './items';
+import type { ReportShape } from './items';
+import { sendRequest } from './transport';
+import type { RequestPlan } from './transport';
+import { failInput, parseBoolean, quoted } from './validation';
+import { DEFAULT_MAX_RATE_LIMIT_WAIT_SECONDS } from './values';
+
+export type RequestData = DeclarativeRestApiSettings.ResultOptions;
+
+export type OperationRun = (this: IExecutePaginationFunctions, requestData: RequestData) => Promise<INodeExecutionData[]>;
+
+export interface RunOptions extends ReportShape {
+	maxWaitSeconds: number;
+}
+
+function parseWaitSeconds(context: IExecutePaginationFunctions, value: unknown): number {
+	const seconds = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+	if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds < 0) {
+		failInput(context, `Max Rate-Limit Wait must be a number of seconds, 0 or more; got ${quoted(value)}`);
+	}
+	return seconds;
+}
+
+/** The Options every operation offers, read in one go. */
+export function runOptionsOf(context: IExecutePaginationFunctions): RunOptions & IDataObject {
+	const options = context.getNodeParameter('options', {}) as IDataObject;
+	return {
+		...options,
+		maxWaitSeconds: parseWaitSeconds(context, options.maxRateLimitWait ?? DEFAULT_MAX_RATE_LIMIT_WAIT_SECONDS),
+		omitResults: parseBoolean(context, 'Leave Out Per-Check Results', options.omitResults ?? false),
+	};
+}
+
+export function planOf(
+	context: IExecutePaginationFunctions,
+	requestData: RequestData,
+	{ maxWaitSeconds }: RunOptions,
+	options: IHttpRequestOptions = requestData.options as IHttpRequestOptions,
+): RequestPlan {
+	return { options, subjectOf: () => subjectOf(context), maxWaitSeconds };
+}
+
+export async function send(
+	context: IExecutePaginationFunctions,
+	requestData: RequestData,
+	runOptions: RunOptions,
+	options?: IHttpRequestOptions,
+): Promise<IDataObject> {
+	return await sendRequest(context, planOf(context, requestData, runOptions, options));
+}
+
+export async function returnReport(this: IExecutePaginationFunctions, requestData: RequestData): Promise<INodeExecutionData[]> {
+	const runOptions = runOptionsOf(this);
+	const record = recordOf(this, await send(this, requestData, runOptions));
+	return toItems(this, [record], (report) => shapeReport(report, runOptions));
+}
+
+export async function returnDeletion(this: IExecutePaginationFunctions, requestData: RequestData): Promise<INodeExecutionData[]> {
+	const body = await send(this, requestData, runOptionsOf(this));
+	return toItems(this, [deletionOf(this, body)], (deletion) => deletion);
+}
+
+interface OperationRequest {
+	method: IHttpRequestOptions['method'];
+	url?: string;
+	headers?: IDataObject;
+}
+
+/**
+ * An operation of the node, always with the request path: n8n's declarative engine hands the whole
+ * request to `operations.pagination` when `send.paginate` is set, so every answer, 429 and error goes
+ * through one place. An operation declared without it would pass phpRank's error bodies on as items.
+ */
+export function operation(
+	option: { name: string; value: string; action: string; description: string },
+	request: OperationRequest,
+	run: OperationRun,
+	preSend: PreSendAction[] = [],
+): INodePropertyOptions {
+	return {
+		...option,
+		routing: {
+			request,
+			send: { paginate: true, preSend },
+			operations: { pagination: run },
+		},
+	};
+}
