@@ -17,10 +17,20 @@ function filesUnder(dir: string): string[] {
 		.map((entry) => relative(root, join(entry.parentPath, entry.name)));
 }
 
-// One build for the whole file: the tests below read dist/ and the tarball made from it.
+// One build and one tarball for the whole file: the tests below read dist/ and the tarball made from it.
+let scratch: string;
+let tarball: string;
+
 beforeAll(() => {
 	npm('run', 'build');
+	scratch = mkdtempSync(join(tmpdir(), 'phprank-package-'));
+	const [report] = JSON.parse(npm('pack', '--json', '--ignore-scripts', '--pack-destination', scratch));
+	tarball = join(scratch, report.filename);
 }, 120_000);
+
+afterAll(() => {
+	rmSync(scratch, { recursive: true, force: true });
+});
 
 describe('the published package', () => {
 	let packed: string[];
@@ -106,7 +116,6 @@ describe('the published package', () => {
  * n8n-nodes-phprank` runs all three. The working tree stands in for the attested commit.
  */
 describe("n8n's community-package scan", () => {
-	let scratch: string;
 	let tarballDir: string;
 
 	interface ScanResult {
@@ -143,13 +152,7 @@ describe("n8n's community-package scan", () => {
 	}
 
 	beforeAll(() => {
-		scratch = mkdtempSync(join(tmpdir(), 'phprank-scan-'));
-		const [report] = JSON.parse(npm('pack', '--json', '--ignore-scripts', '--pack-destination', scratch));
-		tarballDir = unpack(join(scratch, report.filename), join(scratch, 'package'));
-	}, 60_000);
-
-	afterAll(() => {
-		rmSync(scratch, { recursive: true, force: true });
+		tarballDir = unpack(tarball, join(scratch, 'package'));
 	});
 
 	it('passes on the source: package.json and every node and credential file', () => {
@@ -183,4 +186,51 @@ describe("n8n's community-package scan", () => {
 		expect(result.passed).toBe(false);
 		expect(result.details).toContain('no-runtime-dependencies');
 	});
+});
+
+/**
+ * The README's install from a release tarball, without the npm registry: npm installs the .tgz into n8n's
+ * community-package folder `~/.n8n/nodes`, and n8n loads every `n8n-nodes-*` package there at start-up with
+ * n8n-core's package loader, `n8n-workflow` coming from n8n itself (n8n puts its own modules on NODE_PATH).
+ */
+describe('installing from the release tarball', () => {
+	it('needs no registry and gives the layout n8n loads both nodes and the credential from', () => {
+		const nodesDir = join(scratch, 'home', '.n8n', 'nodes');
+		mkdirSync(nodesDir, { recursive: true });
+		// The package.json n8n writes there itself.
+		writeFileSync(join(nodesDir, 'package.json'), JSON.stringify({ name: 'installed-nodes', private: true, dependencies: {} }, null, 2));
+		cpSync(tarball, join(nodesDir, 'n8n-nodes-phprank.tgz'));
+		const emptyCache = join(scratch, 'empty-npm-cache');
+		// --offline with an empty cache: any request to a registry fails the install.
+		const install = ['install', './n8n-nodes-phprank.tgz', '--offline', `--cache=${emptyCache}`, '--legacy-peer-deps'];
+		execFileSync('npm', [...install, '--ignore-scripts', '--no-audit', '--no-fund'], { cwd: nodesDir, stdio: 'pipe' });
+
+		const installed = join(nodesDir, 'node_modules', 'n8n-nodes-phprank');
+		expect(JSON.parse(readFileSync(join(nodesDir, 'package.json'), 'utf8')).dependencies).toEqual({
+			'n8n-nodes-phprank': 'file:n8n-nodes-phprank.tgz',
+		});
+		expect(JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')).version).toBe(manifest.version);
+		expect(readdirSync(join(nodesDir, 'node_modules')).filter((name) => !name.startsWith('.'))).toEqual(['n8n-nodes-phprank']);
+
+		const program = `
+			const { PackageDirectoryLoader } = require('n8n-core');
+			const loader = new PackageDirectoryLoader(process.argv[1]);
+			loader.loadAll().then(() => process.stdout.write(JSON.stringify({
+				packageName: loader.packageName,
+				nodes: Object.keys(loader.nodeTypes),
+				credentials: Object.keys(loader.credentialTypes),
+			})));
+		`;
+		const loaded = execFileSync(process.execPath, ['-e', program, installed], {
+			cwd: root,
+			encoding: 'utf8',
+			env: { ...process.env, NODE_PATH: join(root, 'node_modules') },
+			stdio: ['ignore', 'pipe', 'pipe'],
+		});
+		expect(JSON.parse(loaded)).toEqual({
+			packageName: 'n8n-nodes-phprank',
+			nodes: ['phpRank', 'phpRankTrigger'],
+			credentials: ['phpRankApi'],
+		});
+	}, 60_000);
 });
