@@ -1,6 +1,6 @@
 /**
- * Loads the example workflows in `examples/` for running them in n8n's engine (the demo and the
- * tests), the way n8n would run them when started from the repository folder.
+ * The example workflows in `examples/` ready to run in n8n's engine (the demo and the tests), the
+ * way n8n would run them when started from the repository folder, and the example spreadsheet.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';

@@ -31,7 +31,8 @@ const TRIGGER_NAME = 'Trigger under test';
 
 /**
  * A polling trigger as an active workflow holds it: one node whose static data lives on between
- * polls, each poll run with n8n-core's PollContext and real HTTP.
+ * polls, each poll run as n8n's scheduler runs it (n8n-core's TriggersAndPollers, PollContext)
+ * over real HTTP.
  */
 export function createPoller(options: PollerOptions = {}): Poller {
 	ensureEngine();
