@@ -1,7 +1,7 @@
 /** @type {import('jest').Config} */
 module.exports = {
 	testEnvironment: 'node',
-	roots: ['<rootDir>/test'],
+	roots: ['<rootDir>/test', '<rootDir>/dev'],
 	testMatch: ['**/*.test.ts'],
 	transform: {
 		'^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.check.json' }],

@@ -21,8 +21,8 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 
-import { startPhpRankServer } from '../server';
-import type { PhpRankServer, PhpRankServerOptions, RecordedRequest } from '../server';
+import { startPhpRankServer } from '../dev/server';
+import type { PhpRankServer, PhpRankServerOptions, RecordedRequest } from '../dev/server';
 import type { ExpressionTally } from './clients/expressions';
 import { builtPackage, installedNodesBase, REPOSITORY_ROOT } from './clients/n8n';
 import type { Fewest, Job, VariantId } from './plan';

@@ -5,8 +5,8 @@
  *
  *   npx tsx bench/rateLimit.ts [items=300] [limit=60] [windowSeconds=1] [runs=3]
  */
-import { startPhpRankServer } from '../server';
-import { runNode } from '../test/harness';
+import { startPhpRankServer } from '../dev/server';
+import { runNode } from '../dev/engine';
 
 async function measureOnce(items: number, limit: number, windowSeconds: number) {
 	const server = await startPhpRankServer({

@@ -6,6 +6,7 @@
  * 3. the bundled phpRank-compatible server, a credential for it and every example imported with n8n's command line,
  *    the examples that need nothing else executed with `n8n execute` and their output checked;
  * 4. `n8n start`: owner set up, node, tool and credential types registered, the credential test through the REST API;
+ *    what dev/engine rebuilds of n8n's server (credential test, tool variant, list search, dropdown) next to n8n's answers;
  * 5. the editor in headless Chromium: the node from the node panel, its dropdowns, the credential dialog.
  *
  * Prints one line per check and ends with "N passed, M failed"; exits non-zero when anything failed.
@@ -15,16 +16,17 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-import { startPhpRankServer, type PhpRankServer } from '../server';
+import { startPhpRankServer, type PhpRankServer } from '../dev/server';
 import { runBrowserChecks } from './lib/browser';
 import { assert, assertEqual, Checks, StepFailed } from './lib/checks';
-import { buildAndPack, installIntoUserFolder } from './lib/communityPackage';
-import { DEMO_CREDENTIAL, loadExamples, PACKAGE_NODE_PREFIX, writeCredentialFile, writeImportFolder, type Example } from './lib/examples';
+import { buildAndPack, installIntoUserFolder } from '../dev/n8n/communityPackage';
+import { DEMO_CREDENTIAL, loadExamples, PACKAGE_NODE_PREFIX, writeCredentialFile, writeImportFolder, type Example } from '../dev/n8n/examples';
 import { EXPECTATIONS, GENERIC_EXPECTATION, snapshot } from './lib/expectations';
-import { n8nCli, n8nEnv, N8nApiError, N8nRest, parseCliExecution, startN8n, type Owner, type RunningN8n } from './lib/n8n';
-import { CACHE_DIR, ensureN8n, N8N_VERSION, type N8nInstallation } from './lib/n8nInstall';
-import { installCleanup, stopAll } from './lib/processes';
-import { ARTIFACTS_DIR, errorMessage, freePort, LOGS_DIR, REPOSITORY_ROOT, seconds, waitFor } from './lib/util';
+import { runParityChecks } from './lib/parity';
+import { n8nCli, n8nEnv, N8nApiError, N8nRest, parseCliExecution, startN8n, type Owner, type RunningN8n } from '../dev/n8n/n8n';
+import { CACHE_DIR, ensureN8n, N8N_VERSION, type N8nInstallation } from '../dev/n8n/n8nInstall';
+import { installCleanup, stopAll } from '../dev/n8n/processes';
+import { ARTIFACTS_DIR, errorMessage, freePort, LOGS_DIR, REPOSITORY_ROOT, seconds, waitFor } from '../dev/n8n/util';
 
 const SUITE_TIMEOUT_MS = Number(process.env.E2E_TIMEOUT_MINUTES ?? 25) * 60_000;
 
@@ -283,6 +285,9 @@ async function main(): Promise<number> {
 				return `execution ${executionId}, ${calls} requests to the phpRank server`;
 			});
 		}
+
+		checks.section('dev/engine next to this n8n, on the same data');
+		await runParityChecks(checks, { rest, phpRank, credential: DEMO_CREDENTIAL, nodeType: NODE_TYPE });
 
 		checks.section('The n8n editor in headless Chromium');
 		const browser = await runBrowserChecks(checks, {

@@ -7,9 +7,9 @@ import path from 'node:path';
 
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
-import { startPhpRankServer } from '../server';
-import { runWorkflow } from '../test/harness';
-import { allowExampleFiles, EXAMPLES_DIR, loadExampleWorkflow, REPOSITORY_ROOT, sourceIndex } from './exampleWorkflow';
+import { startPhpRankServer } from '../dev/server';
+import { runWorkflow } from '../dev/engine';
+import { allowExampleFiles, EXAMPLES_DIR, loadExampleWorkflow, REPOSITORY_ROOT, sourceIndex } from '../dev/examples';
 
 const WORKFLOW_FILE = 'spreadsheet-to-seo-reports-offline.json';
 const ROWS_NODE = 'Extract rows';

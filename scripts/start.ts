@@ -16,13 +16,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 
-import { buildAndPack, installIntoUserFolder } from '../e2e/lib/communityPackage';
-import { DEMO_CREDENTIAL, loadExamples, writeCredentialFile, writeImportFolder } from '../e2e/lib/examples';
-import { n8nCli, n8nEnv, N8nRest, startN8n, type Owner, type RunningN8n } from '../e2e/lib/n8n';
-import { CACHE_DIR, ensureN8n } from '../e2e/lib/n8nInstall';
-import { installCleanup, stopAll } from '../e2e/lib/processes';
-import { errorMessage, freePort, portIsFree, REPOSITORY_ROOT, seconds } from '../e2e/lib/util';
-import { startPhpRankServer, type PhpRankServer } from '../server';
+import { buildAndPack, installIntoUserFolder } from '../dev/n8n/communityPackage';
+import { DEMO_CREDENTIAL, loadExamples, writeCredentialFile, writeImportFolder } from '../dev/n8n/examples';
+import { n8nCli, n8nEnv, N8nRest, startN8n, type Owner, type RunningN8n } from '../dev/n8n/n8n';
+import { CACHE_DIR, ensureN8n } from '../dev/n8n/n8nInstall';
+import { installCleanup, stopAll } from '../dev/n8n/processes';
+import { errorMessage, freePort, portIsFree, REPOSITORY_ROOT, seconds } from '../dev/n8n/util';
+import { startPhpRankServer, type PhpRankServer } from '../dev/server';
 
 const HOME = path.join(CACHE_DIR, 'start-home');
 const OWNER_FILE = path.join(HOME, 'owner.json');

@@ -1,5 +1,5 @@
 /**
- * The jobs run as n8n runs them: in n8n-core's WorkflowExecute (through the test harness), from a
+ * The jobs run as n8n runs them: in n8n-core's WorkflowExecute (through dev/engine), from a
  * Manual Trigger with the input items pinned on it. The phpRank node is the built one from `dist/`,
  * as an n8n instance loads it; the HTTP Request node comes from n8n-nodes-base.
  */
@@ -8,8 +8,8 @@ import path from 'node:path';
 
 import type { ICredentialType, INode, INodeParameters, INodeType, IVersionedNodeType } from 'n8n-workflow';
 
-import { runNode, runWorkflow, TRIGGER_NODE_NAME } from '../../test/harness';
-import type { WorkflowFixture } from '../../test/harness';
+import { runNode, runWorkflow, TRIGGER_NODE_NAME } from '../../dev/engine';
+import type { WorkflowFixture } from '../../dev/engine';
 import type { Job, Target } from '../plan';
 import { inputItems, LARGEST_PAGE_SIZE } from '../plan';
 

@@ -1,5 +1,5 @@
 /** One line per check, `PASS` or `FAIL`, and a plain summary line at the end. */
-import { errorMessage, seconds } from './util';
+import { errorMessage, seconds } from '../../dev/n8n/util';
 
 export class Checks {
 	passed = 0;

@@ -3,10 +3,10 @@
  * state. Every run starts from a known server state (`prepare`).
  */
 
-import type { PhpRankServer } from '../../server';
+import type { PhpRankServer } from '../../dev/server';
 import { assert, assertEqual } from './checks';
-import { nodeOutput, type CliExecution } from './n8n';
-import { spreadsheetRows } from '../../scripts/exampleWorkflow';
+import { nodeOutput, type CliExecution } from '../../dev/n8n/n8n';
+import { spreadsheetRows } from '../../dev/examples';
 
 export interface ExampleExpectation {
 	/** Brings the server into the state the checks assume. */

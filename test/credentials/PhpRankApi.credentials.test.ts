@@ -1,6 +1,6 @@
 import { PhpRankApi } from '../../credentials/PhpRankApi.credentials';
 import { apiBaseUrl } from '../../nodes/PhpRank/shared/transport';
-import { testCredential } from '../harness';
+import { testCredential } from '../../dev/engine';
 import { apiRequests, byId, credentialsFor, runPhpRank, startServer } from '../support/phpRank';
 import type { PhpRankServer } from '../support/phpRank';
 

@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
-import { startPhpRankServer } from '../../server';
-import type { PhpRankServer } from '../../server';
-import { allowExampleFiles, EXAMPLES_DIR, loadExampleWorkflow, sourceIndex, spreadsheetRows } from '../../scripts/exampleWorkflow';
-import { runWorkflow } from '../harness';
-import type { RunResult, WorkflowFixture } from '../harness';
+import { startPhpRankServer } from '../../dev/server';
+import type { PhpRankServer } from '../../dev/server';
+import { allowExampleFiles, EXAMPLES_DIR, loadExampleWorkflow, sourceIndex, spreadsheetRows } from '../../dev/examples';
+import { runWorkflow } from '../../dev/engine';
+import type { RunResult, WorkflowFixture } from '../../dev/engine';
 
 const WORKFLOW_FILE = 'spreadsheet-to-seo-reports-offline.json';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

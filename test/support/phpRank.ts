@@ -1,9 +1,9 @@
 import { NodeOperationError } from 'n8n-workflow';
 import type { ExecutionBaseError, IDataObject, INodeParameters } from 'n8n-workflow';
-import { startPhpRankServer } from '../../server';
-import type { PhpRankServer, PhpRankServerOptions, RecordedRequest } from '../../server';
-import { runNode } from '../harness';
-import type { RunNodeOptions, RunNodeResult } from '../harness';
+import { startPhpRankServer } from '../../dev/server';
+import type { PhpRankServer, PhpRankServerOptions, RecordedRequest } from '../../dev/server';
+import { runNode } from '../../dev/engine';
+import type { RunNodeOptions, RunNodeResult } from '../../dev/engine';
 
 export type { PhpRankServer, RecordedRequest };
 

@@ -1,6 +1,6 @@
 import { NodeApiError } from 'n8n-workflow';
 import type { INodeListSearchResult } from 'n8n-workflow';
-import { loadOptions } from '../../../harness';
+import { loadOptions } from '../../../../dev/engine';
 import { apiRequests, credentialsFor, startServer, useServer } from '../../../support/phpRank';
 import type { PhpRankServer, RecordedRequest } from '../../../support/phpRank';
 

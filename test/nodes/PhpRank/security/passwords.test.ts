@@ -6,11 +6,11 @@
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import type { ExecutionBaseError, IDataObject } from 'n8n-workflow';
 
-import { logsToText, producedText } from '../../../harness';
-import type { RunNodeResult } from '../../../harness';
+import { logsToText, producedText } from '../../../../dev/engine';
+import type { RunNodeResult } from '../../../../dev/engine';
 import { apiRequests, byId, inputErrorOf, runPhpRank, useServer } from '../../../support/phpRank';
 import type { PhpRankServer, RecordedRequest } from '../../../support/phpRank';
-import type { Fault } from '../../../../server';
+import type { Fault } from '../../../../dev/server';
 
 const server = useServer({}, (phpRank) => phpRank.seedReports(5));
 

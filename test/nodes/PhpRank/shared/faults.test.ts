@@ -1,6 +1,6 @@
 import { NodeApiError } from 'n8n-workflow';
-import type { FaultAction } from '../../../../server';
-import { producedText } from '../../../harness';
+import type { FaultAction } from '../../../../dev/server';
+import { producedText } from '../../../../dev/engine';
 import { apiRequests, byId, byName, runPhpRank, useServer } from '../../../support/phpRank';
 
 const PASSWORD = 'pw-Secret-4711';

@@ -1,5 +1,5 @@
 import { NodeApiError } from 'n8n-workflow';
-import type { Fault } from '../../../../server';
+import type { Fault } from '../../../../dev/server';
 import { apiRequests, byId, credentialsFor, runPhpRank, startServer, useServer } from '../../../support/phpRank';
 
 const server = useServer({}, (phpRank) => phpRank.seedReports(3));

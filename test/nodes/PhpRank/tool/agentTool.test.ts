@@ -1,5 +1,5 @@
 import type { IDataObject } from 'n8n-workflow';
-import { runTool } from '../../../harness';
+import { runTool } from '../../../../dev/engine';
 import { apiRequests, credentialsFor, useServer } from '../../../support/phpRank';
 
 const server = useServer({}, (phpRank) => phpRank.seedReports(40, { projects: ['example.com', 'shop.example.org'] }));

@@ -1,5 +1,5 @@
 import type { IDataObject } from 'n8n-workflow';
-import { createPoller } from '../../../harness';
+import { createPoller } from '../../../../dev/engine';
 import { apiRequests, credentialsFor, useServer } from '../../../support/phpRank';
 import { createReports, deleteReport } from './phpRankApi';
 

@@ -1,4 +1,5 @@
-import { PollContext } from 'n8n-core';
+import { Container } from '@n8n/di';
+import { PollContext, TriggersAndPollers } from 'n8n-core';
 import type { IDataObject, INode, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 import { deepCopy, NodeHelpers, Workflow } from 'n8n-workflow';
 import type { CredentialsData, CredentialTypesOptions } from './credentials';
@@ -30,7 +31,8 @@ const TRIGGER_NAME = 'Trigger under test';
 
 /**
  * A polling trigger as an active workflow holds it: one node whose static data lives on between
- * polls, each poll run with n8n-core's PollContext and real HTTP.
+ * polls, each poll run as n8n's scheduler runs it (n8n-core's TriggersAndPollers, PollContext)
+ * over real HTTP.
  */
 export function createPoller(options: PollerOptions = {}): Poller {
 	ensureEngine();
@@ -63,9 +65,9 @@ export function createPoller(options: PollerOptions = {}): Poller {
 		async poll(mode = 'trigger') {
 			polls++;
 			const additionalData = createAdditionalData(credentialsHelper, `poll-${polls}`);
-			const context = new PollContext(workflow, workflow.nodes[TRIGGER_NAME], additionalData, mode, 'activate');
-			if (typeof nodeType.poll !== 'function') throw new Error(`${type} is not a polling trigger`);
-			return await nodeType.poll.call(context);
+			const trigger = workflow.nodes[TRIGGER_NAME];
+			const context = new PollContext(workflow, trigger, additionalData, mode, 'activate');
+			return await Container.get(TriggersAndPollers).runPollFunction(workflow, trigger, context);
 		},
 		staticData: () => deepCopy(workflow.staticData as IDataObject),
 		nodeStaticData: () => deepCopy(workflow.getStaticData('node', workflow.nodes[TRIGGER_NAME])),

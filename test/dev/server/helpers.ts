@@ -1,5 +1,5 @@
 import { request } from 'undici';
-import { PhpRankServer, PhpRankServerOptions, startPhpRankServer } from '../../server';
+import { PhpRankServer, PhpRankServerOptions, startPhpRankServer } from '../../../dev/server';
 
 export interface Reply {
 	status: number;

@@ -14,7 +14,6 @@ export const PACKAGE_ROOT = path.resolve(__dirname, '..', '..');
 const FOLDER_PREFIX = 'n8n-harness-';
 
 let userFolder: string | undefined;
-let filesFolder: string | undefined;
 let binaryDataReady: Promise<void> | undefined;
 
 /** Removes user folders left behind by earlier test processes that have ended. */
@@ -48,20 +47,14 @@ export function ensureEngine(): void {
 		process.once('exit', () => rmSync(created, { recursive: true, force: true }));
 	}
 
-	filesFolder = path.join(userFolder, 'files');
+	const filesFolder = path.join(userFolder, 'files');
 	mkdirSync(filesFolder, { recursive: true });
-	// File nodes (Read/Write Files, Extract From File) may touch only these
-	// folders, as on a real instance; the package's own test fixtures are readable.
-	process.env.N8N_RESTRICT_FILE_ACCESS_TO ??= [filesFolder, path.join(PACKAGE_ROOT, 'test')].join(';');
+	// File nodes (Read/Write Files, Extract From File) may touch only this
+	// folder, as on a real instance, unless the caller allowed others first.
+	process.env.N8N_RESTRICT_FILE_ACCESS_TO ??= filesFolder;
 
 	Container.set(Logger, capturingLogger as unknown as Logger);
 	LoggerProxy.init(capturingLogger);
-}
-
-/** Folder the file nodes are allowed to read from and write to during runs. */
-export function harnessFilesDir(): string {
-	ensureEngine();
-	return filesFolder!;
 }
 
 /** Binary data (file nodes, binary responses) needs its storage backend initialised once. */

@@ -1,4 +1,4 @@
-import { PhpRankUser } from '../../server';
+import { PhpRankUser } from '../../../dev/server';
 import { call, useServer } from './helpers';
 
 const ADA: PhpRankUser = { id: 1, name: 'Ada', email: 'ada@example.test', apiKey: 'a'.repeat(60) };

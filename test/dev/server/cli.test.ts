@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { request } from 'undici';
 
-const ROOT = join(__dirname, '..', '..');
+const ROOT = join(__dirname, '..', '..', '..');
 
 async function startCli(args: string[]): Promise<{ child: ChildProcess; url: string; apiKey: string }> {
-	const child = spawn(process.execPath, [join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(ROOT, 'server', 'cli.ts'), ...args], {
+	const child = spawn(process.execPath, [join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(ROOT, 'dev', 'server', 'cli.ts'), ...args], {
 		cwd: ROOT,
 		stdio: ['ignore', 'pipe', 'inherit'],
 	});

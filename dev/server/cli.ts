@@ -2,7 +2,7 @@
  * Runs the phpRank-compatible server standalone. Prints one JSON line, {"url": …, "apiKey": …},
  * once it listens, so scripts can read where it is.
  *
- *   npx tsx server/cli.ts --port 0 --seed-reports 200 --rate-limit 60 --latency 5 --base-path /phprank
+ *   npx tsx dev/server/cli.ts --port 0 --seed-reports 200 --rate-limit 60 --latency 5 --base-path /phprank
  */
 import { parseArgs } from 'node:util';
 import { DEFAULT_USER, startPhpRankServer } from './index';

@@ -1,6 +1,6 @@
-import { CHECK_NAMES, describePage, scorePage } from '../../server/analysis';
-import { parseReportTarget } from '../../server/reportUrl';
-import { startPhpRankServer } from '../../server';
+import { CHECK_NAMES, describePage, scorePage } from '../../../dev/server/analysis';
+import { parseReportTarget } from '../../../dev/server/reportUrl';
+import { startPhpRankServer } from '../../../dev/server';
 
 describe('fake page analysis', () => {
 	it('runs about 33 checks, including the well-known ones', () => {

@@ -76,7 +76,8 @@ function errorMessage(error: unknown): string {
  * Tests credentials as the "Test" / save button of n8n's credential modal does:
  * a declarative `test` request is sent through RoutingNode from a throw-away
  * node carrying the credential, and the outcome is mapped to OK / Error with
- * the same rules (`test.rules`, non-2xx status, network error code).
+ * the same rules (`test.rules`, non-2xx status, network error code). n8n's server
+ * does this, not n8n-core; the end-to-end suite compares the two.
  */
 export async function testCredential(
 	credentialType: string,

@@ -95,7 +95,8 @@ function pathOfMethod(
  * method the way n8n's server does for the editor (DynamicNodeParametersService): a
  * workflow with one `Temp-Node` of the type holding the current parameters and credential
  * reference, and n8n-core's LoadOptionsContext as `this`. Real HTTP for every request.
- * Resolves with what the method returns; rejects with what it throws.
+ * Resolves with what the method returns; rejects with what it throws. The end-to-end
+ * suite compares this with n8n's server.
  */
 export async function loadOptions(options: ListSearchOptions): Promise<INodeListSearchResult>;
 export async function loadOptions(options: LoadOptionsMethodOptions): Promise<INodePropertyOptions[]>;

@@ -1,4 +1,4 @@
-import { PhpRankUser } from '../../server';
+import { PhpRankUser } from '../../../dev/server';
 import { call, ISO_MICROSECONDS, useServer } from './helpers';
 
 const BOB: PhpRankUser = { id: 2, name: 'Bob', email: 'bob@example.test', apiKey: 'b'.repeat(60) };

@@ -1,13 +1,8 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
 import { PackageDirectoryLoader } from 'n8n-core';
-import type {
-	INodeType,
-	IVersionedNodeType,
-	KnownNodesAndCredentials,
-	LoadingDetails,
-} from 'n8n-workflow';
+import type { INodeType, IVersionedNodeType } from 'n8n-workflow';
 import { UserError } from 'n8n-workflow';
 
 import { ensureEngine, PACKAGE_ROOT } from './setup';
@@ -16,7 +11,7 @@ export const BASE_PACKAGE_NAME = 'n8n-nodes-base';
 
 /**
  * `package.json` lists a community package's nodes and credentials by their
- * built `dist/…js` paths; tests run against the TypeScript sources instead.
+ * built `dist/…js` paths; runs here use the TypeScript sources instead.
  */
 export function distToSourcePath(distPath: string): string {
 	return distPath.replace(/^(\.\/)?dist\//, '').replace(/\.js$/, '.ts');
@@ -66,58 +61,25 @@ class SourcePackageLoader extends PackageDirectoryLoader {
 }
 
 /**
- * n8n's lazy loading for n8n-nodes-base: the `known` index maps a node or
- * credential name to its file, and `getNode`/`getCredential` require that one
- * file on first use instead of loading all ~450 nodes.
+ * n8n's lazy loading for n8n-nodes-base: the package's `known` index maps a node or credential
+ * name to its file, and n8n-core's `getNode`/`getCredential` require that one file on first use
+ * instead of loading all ~450 nodes. n8n reads the index in `LazyPackageDirectoryLoader.loadAll`,
+ * asynchronously and together with every node's description; a run needs the index alone.
  */
 class BasePackageLoader extends PackageDirectoryLoader {
-	private readonly hasKnownIndex: boolean;
-
 	constructor(directory: string) {
 		super(directory);
-		const nodesIndex = path.join(directory, 'dist/known/nodes.json');
-		this.hasKnownIndex = existsSync(nodesIndex);
-		const listedNodes = new Set(this.packageJson.n8n?.nodes ?? []);
-		const listedCredentials = new Set(this.packageJson.n8n?.credentials ?? []);
 		this.known = {
-			nodes: readKnown(nodesIndex, listedNodes),
-			credentials: readKnown(path.join(directory, 'dist/known/credentials.json'), listedCredentials),
+			nodes: this.readJSONSync('dist/known/nodes.json'),
+			credentials: this.readJSONSync('dist/known/credentials.json'),
 		};
 	}
 
 	/** The node type, or undefined if the package has none by that name; load errors propagate. */
 	findNode(nodeType: string): INodeType | IVersionedNodeType | undefined {
-		if (!this.hasKnownIndex && !(nodeType in this.nodeTypes)) {
-			this.scanListedNodesFor(nodeType);
-		}
 		if (!(nodeType in this.nodeTypes) && !(nodeType in this.known.nodes)) return undefined;
 		return this.getNode(nodeType).type;
 	}
-
-	/** Without a `known` index, falls back to the `n8n.nodes` list, most likely files first. */
-	private scanListedNodesFor(nodeType: string): void {
-		const wanted = nodeType.toLowerCase();
-		const fileName = (p: string) => path.basename(p).replace(/\.node\.js$/, '').toLowerCase();
-		const candidates = [...(this.packageJson.n8n?.nodes ?? [])].sort(
-			(a, b) => Number(fileName(b) === wanted) - Number(fileName(a) === wanted),
-		);
-		for (const nodePath of candidates) {
-			if (Object.values(this.nodeTypes).some(({ sourcePath }) => sourcePath === nodePath)) continue;
-			this.loadNodeFromFile(nodePath);
-			if (nodeType in this.nodeTypes) return;
-		}
-	}
-}
-
-function readKnown(
-	file: string,
-	listed: Set<string>,
-): KnownNodesAndCredentials['nodes'] & KnownNodesAndCredentials['credentials'] {
-	if (!existsSync(file)) return {};
-	const known = JSON.parse(readFileSync(file, 'utf8')) as Record<string, LoadingDetails>;
-	return Object.fromEntries(
-		Object.entries(known).filter(([, { sourcePath }]) => listed.has(sourcePath)),
-	);
 }
 
 let ownPackage: SourcePackageLoader | undefined;

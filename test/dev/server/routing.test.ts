@@ -1,4 +1,4 @@
-import { DEFAULT_API_KEY } from '../../server';
+import { DEFAULT_API_KEY } from '../../../dev/server';
 import { call, ISO_MICROSECONDS, useServer } from './helpers';
 
 describe('routing, authentication and envelopes', () => {

@@ -1,5 +1,5 @@
 import { request } from 'undici';
-import { DEFAULT_USER } from '../../server';
+import { DEFAULT_USER } from '../../../dev/server';
 import { call, useServer } from './helpers';
 
 const HTML = 'text/html; charset=UTF-8';

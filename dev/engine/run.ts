@@ -96,10 +96,10 @@ export function createAdditionalData(
 		getRunExecutionData: async () => undefined,
 		getRuntimeCredential: async () => undefined,
 		executeWorkflow: async () => {
-			throw new UserError('Sub-workflow execution is not available in the test harness');
+			throw new UserError('Sub-workflow execution needs an n8n instance');
 		},
 		startRunnerTask: async () => {
-			throw new UserError('Task runners (Code node) are not available in the test harness');
+			throw new UserError('Task runners (Code node) need an n8n instance');
 		},
 	};
 }

@@ -1,13 +1,13 @@
 /**
- * Loads the example workflows in `examples/` for running them in n8n's engine (the demo and the
- * tests), the way n8n would run them when started from the repository folder.
+ * The example workflows in `examples/` ready to run in n8n's engine (the demo and the tests), the
+ * way n8n would run them when started from the repository folder, and the example spreadsheet.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
 import type { INodeExecutionData } from 'n8n-workflow';
 
-import type { WorkflowFixture } from '../test/harness';
+import type { WorkflowFixture } from './engine';
 
 export const REPOSITORY_ROOT = path.resolve(__dirname, '..');
 export const EXAMPLES_DIR = path.join(REPOSITORY_ROOT, 'examples');
@@ -16,7 +16,7 @@ const FILE_ACCESS_ENV = 'N8N_RESTRICT_FILE_ACCESS_TO';
 
 /**
  * Lets the file nodes read the examples folder. Must run before the first workflow run: n8n reads
- * the setting once, and the harness only fills in its own folders when nothing is set yet. An
+ * the setting once, and the engine only fills in its own folders when nothing is set yet. An
  * existing setting (e.g. from the shell) is kept and extended.
  */
 export function allowExampleFiles(): void {

@@ -117,7 +117,7 @@ describe('rate limit', () => {
 	});
 
 	it('can be configured at start-up', async () => {
-		const { startPhpRankServer } = await import('../../server');
+		const { startPhpRankServer } = await import('../../../dev/server');
 		const limited = await startPhpRankServer({ rateLimit: { maxAttempts: 60, decaySeconds: 60 } });
 		try {
 			const reply = await call(limited, 'GET', '/api/v1/account');

@@ -110,7 +110,7 @@ const TOOL_DESCRIPTION_HINT =
  * The description n8n gives the `…Tool` variant of a `usableAsTool` node: no main
  * input, one AI-tool output and a "Description" parameter for the model. n8n
  * 2.41 builds this in its server package (not in n8n-core / n8n-workflow), so it
- * is rebuilt here following the same rules.
+ * is rebuilt here following the same rules; the end-to-end suite compares the two.
  */
 export function toToolDescription(description: INodeTypeDescription): INodeTypeDescription {
 	const { usableAsTool, ...base } =
