@@ -7,7 +7,9 @@ import { request } from 'undici';
 const ROOT = join(__dirname, '..', '..', '..');
 
 async function startCli(args: string[]): Promise<{ child: ChildProcess; url: string; apiKey: string }> {
-	const child = spawn(process.execPath, [join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(ROOT, 'dev', 'server', 'cli.ts'), ...args], {
+	// tsx loaded into the server's own process, not tsx's command line: that one runs the server in a child of its own
+	// and does not always pass a signal on, which can leave the server running after the test.
+	const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'dev', 'server', 'cli.ts'), ...args], {
 		cwd: ROOT,
 		stdio: ['ignore', 'pipe', 'inherit'],
 	});
