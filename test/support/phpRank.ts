@@ -1,7 +1,8 @@
 import { NodeOperationError } from 'n8n-workflow';
 import type { ExecutionBaseError, IDataObject, INodeParameters } from 'n8n-workflow';
 import { startPhpRankServer } from '../../server';
-import type { PhpRankServer, PhpRankServerOptions, RecordedRequest } from '../../server';
+import type { PhpRankServer, PhpRankServerOptions, RecordedRequest, ReportState } from '../../server';
+import { describePage } from '../../server/analysis';
 import { runNode } from '../harness';
 import type { RunNodeOptions, RunNodeResult } from '../harness';
 
@@ -66,4 +67,18 @@ export function inputErrorOf(error: ExecutionBaseError | undefined): NodeOperati
 		throw new Error(`expected a NodeOperationError, got ${error?.constructor.name}: ${error?.message}`);
 	}
 	return candidate;
+}
+
+/** The checks a stored report failed, by importance, worked out from the server's own analysis. */
+export function failedChecksOnServer(report: ReportState): Record<'high' | 'medium' | 'low', string[]> {
+	const failed: Record<'high' | 'medium' | 'low', string[]> = { high: [], medium: [], low: [] };
+	for (const [name, check] of Object.entries(describePage(report.targetUrl, report.quality))) {
+		if (!check.passed) failed[check.importance].push(name);
+	}
+	return failed;
+}
+
+/** Requests the server received, as `METHOD path`. */
+export function requestLines(server: PhpRankServer): string[] {
+	return apiRequests(server).map((request) => `${request.method} ${request.rawPath}`);
 }

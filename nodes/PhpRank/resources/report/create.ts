@@ -18,7 +18,7 @@ import type { ReportAddress } from '../../shared/reportUrl';
 import { relatedRequest } from '../../shared/requests';
 import { FORM_HEADERS, sendRequest } from '../../shared/transport';
 import { updateDisplayOptions } from '../../shared/displayOptions';
-import { parseHttpUrl, parseOption, requirePassword, toPathSegment } from '../../shared/validation';
+import { failInput, parseHttpUrl, parseOption, quoted, requirePassword, toPathSegment } from '../../shared/validation';
 import {
 	CREATE_OUTCOME,
 	IF_REPORT_EXISTS,
@@ -136,14 +136,23 @@ async function createUnlessExists(
 	});
 }
 
+function parseIfReportExists(context: IExecutePaginationFunctions, value: unknown): IfReportExists {
+	const choice = IF_REPORT_EXISTS_OPTIONS.find((option) => option.value === value);
+	if (choice === undefined) {
+		// n8n swaps an error message holding "EEXIST", in any case, for one about files, and
+		// "reanalyzeExisting" holds it: the choices go into the description.
+		failInput(
+			context,
+			`${IF_REPORT_EXISTS_FIELD} must be one of its ${IF_REPORT_EXISTS_OPTIONS.length} choices; got ${quoted(value)}`,
+			`The choices: ${IF_REPORT_EXISTS_OPTIONS.map(({ name, value }) => `${String(value)} (${name})`).join(', ')}.`,
+		);
+	}
+	return choice.value as IfReportExists;
+}
+
 async function createReport(this: IExecutePaginationFunctions, requestData: RequestData): Promise<INodeExecutionData[]> {
 	const runOptions = runOptionsOf(this);
-	const choice = parseOption(
-		this,
-		IF_REPORT_EXISTS_FIELD,
-		this.getNodeParameter('ifReportExists', IF_REPORT_EXISTS.createAnother),
-		IF_REPORT_EXISTS_OPTIONS,
-	) as IfReportExists;
+	const choice = parseIfReportExists(this, this.getNodeParameter('ifReportExists', IF_REPORT_EXISTS.createAnother));
 	const { record, additions } =
 		choice === IF_REPORT_EXISTS.createAnother
 			? { record: await createOnce(this, requestData, runOptions), additions: { outcome: CREATE_OUTCOME.created } }
