@@ -326,3 +326,13 @@ export function describePage(targetUrl: string, changedQuality?: number): Result
 	});
 	return results;
 }
+
+/** The names of the checks a page fails, by importance, in the order phpRank lists them. */
+export function failedChecks(targetUrl: string, changedQuality?: number): Record<Importance, string[]> {
+	const { passed } = judge(targetUrl, changedQuality);
+	const failed: Record<Importance, string[]> = { high: [], medium: [], low: [] };
+	CHECKS.forEach((check, i) => {
+		if (!passed[i]) failed[check.importance].push(check.name);
+	});
+	return failed;
+}

@@ -2,7 +2,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import type { ExecutionBaseError, IDataObject, INodeParameters } from 'n8n-workflow';
 import { startPhpRankServer } from '../../server';
 import type { PhpRankServer, PhpRankServerOptions, RecordedRequest, ReportState } from '../../server';
-import { describePage } from '../../server/analysis';
+import { failedChecks } from '../../server/analysis';
 import { runNode } from '../harness';
 import type { RunNodeOptions, RunNodeResult } from '../harness';
 
@@ -69,13 +69,9 @@ export function inputErrorOf(error: ExecutionBaseError | undefined): NodeOperati
 	return candidate;
 }
 
-/** The checks a stored report failed, by importance, worked out from the server's own analysis. */
+/** The checks a stored report failed, by importance, as the server's own analysis has them. */
 export function failedChecksOnServer(report: ReportState): Record<'high' | 'medium' | 'low', string[]> {
-	const failed: Record<'high' | 'medium' | 'low', string[]> = { high: [], medium: [], low: [] };
-	for (const [name, check] of Object.entries(describePage(report.targetUrl, report.quality))) {
-		if (!check.passed) failed[check.importance].push(name);
-	}
-	return failed;
+	return failedChecks(report.targetUrl, report.quality);
 }
 
 /** Requests the server received, as `METHOD path`. */
