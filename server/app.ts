@@ -3,14 +3,14 @@ import { IncomingMessage, ServerResponse } from 'node:http';
 import { controlApi, ControlHandler } from './control';
 import { Settings } from './handlers/context';
 import { readBody, recordRequest, requestInput } from './incoming';
-import { FaultBook, faultAnswer } from './faults';
+import { FaultBook, faultAnswer, FaultStage } from './faults';
 import { RateLimiter } from './rateLimit';
 import { Answer, ApiError, errorBody, errorPage, expectsJson, html, htmlPage, json, Negotiation, renderError } from './responses';
 import { matchRoute } from './routes';
 import { freshProjectNames, seedReports } from './seed';
 import { PhpRankStore } from './store';
 import { parseReportTarget } from './reportUrl';
-import { PageChange, PhpRankUser, RateLimitConfig, RecordedRequest, SeedOptions } from './types';
+import { Fault, PageChange, PhpRankUser, RateLimitConfig, RecordedRequest, SeedOptions } from './types';
 
 export interface AppConfig {
 	basePath: string;
@@ -155,13 +155,19 @@ export class PhpRankApp {
 		};
 	}
 
+	/** The fault that strikes the request at this stage, if any, noted on its record. */
+	private takeFault(exchange: Exchange, stage: FaultStage): Fault | undefined {
+		const { record } = exchange;
+		const taken = this.faults.take({ method: record.method, path: exchange.appPath ?? record.path, query: record.query }, stage);
+		if (taken) record.fault = { id: taken.id, kind: taken.fault.kind };
+		return taken?.fault;
+	}
+
 	/** Returns true when the fault answered (or dropped) the request itself. */
 	private async applyFault(exchange: Exchange, req: IncomingMessage, res: ServerResponse): Promise<boolean> {
-		const { record } = exchange;
-		const taken = this.faults.take({ method: record.method, path: exchange.appPath ?? record.path, query: record.query });
-		if (!taken) return false;
-		const { fault } = taken;
-		record.fault = { id: taken.id, kind: fault.kind };
+		const fault = this.takeFault(exchange, 'arrival');
+		// After-handling kinds are never taken on arrival; the check tells the compiler so.
+		if (!fault || fault.kind === 'dropAfterHandling' || fault.kind === 'delayAfterHandling') return false;
 		if (fault.kind === 'delay') {
 			await wait(fault.delayMs);
 			return false;
@@ -170,9 +176,7 @@ export class PhpRankApp {
 			req.socket.destroy();
 			return true;
 		}
-		// Never taken on arrival (see applyFaultAfterHandling); the check tells the compiler so.
-		if (fault.kind === 'dropAfterHandling' || fault.kind === 'delayAfterHandling') return false;
-		send(res, record, faultAnswer(fault, exchange.negotiation.baseUrl));
+		send(res, exchange.record, faultAnswer(fault, exchange.negotiation.baseUrl));
 		return true;
 	}
 
@@ -181,16 +185,9 @@ export class PhpRankApp {
 	 * Returns true when the fault dropped the connection; a delay holds the answer back, then lets it go.
 	 */
 	private async applyFaultAfterHandling(exchange: Exchange, req: IncomingMessage, answer: Answer): Promise<boolean> {
-		const { record } = exchange;
-		if (answer.status >= 300) return false;
-		const taken = this.faults.take({ method: record.method, path: exchange.appPath ?? record.path, query: record.query }, 'handled');
-		if (!taken) return false;
-		const { fault } = taken;
-		record.fault = { id: taken.id, kind: fault.kind };
-		if (fault.kind === 'delayAfterHandling') {
-			await wait(fault.delayMs);
-			return false;
-		}
+		const fault = answer.status < 300 ? this.takeFault(exchange, 'handled') : undefined;
+		if (fault?.kind === 'delayAfterHandling') await wait(fault.delayMs);
+		if (fault?.kind !== 'dropAfterHandling') return false;
 		req.socket.destroy();
 		return true;
 	}
