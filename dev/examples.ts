@@ -7,6 +7,7 @@ import path from 'node:path';
 
 import type { INodeExecutionData } from 'n8n-workflow';
 
+import type { PhpRankServer } from './server';
 import type { WorkflowFixture } from './engine';
 
 export const REPOSITORY_ROOT = path.resolve(__dirname, '..');
@@ -58,4 +59,19 @@ export function spreadsheetRows(): Array<{ url: string; owner: string }> {
 export function sourceIndex(item: INodeExecutionData): number | undefined {
 	const paired = Array.isArray(item.pairedItem) ? item.pairedItem[0] : item.pairedItem;
 	return typeof paired === 'number' ? paired : paired?.item;
+}
+
+/**
+ * A server for the re-analysis example: 20 sample reports, and pages changed since phpRank analyzed them,
+ * so that re-analyzing them changes their score. Every third report not graded bad fails almost every
+ * check from now on; one bad report's page passes them all.
+ */
+export function seedReportsWithChangedPages(server: PhpRankServer): void {
+	server.reset();
+	server.seedReports(20);
+	const reports = server.reports();
+	const worse = reports.filter((report) => report.result >= 49).filter((_, index) => index % 3 === 0);
+	for (const report of worse) server.changePage(report.url, { quality: 0 });
+	const better = reports.find((report) => report.result < 49);
+	if (better) server.changePage(better.url, { quality: 1 });
 }

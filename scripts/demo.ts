@@ -1,7 +1,8 @@
 /**
  * `npm run demo`: runs examples/spreadsheet-to-seo-reports-offline.json in n8n's execution engine
- * against the bundled phpRank-compatible server and prints what it did, row by row. Offline: no
- * build step, no n8n instance, no network beyond 127.0.0.1.
+ * against the bundled phpRank-compatible server and prints what it did, row by row, then runs it again
+ * to show that the second run creates nothing. Offline: no build step, no n8n instance, no network
+ * beyond 127.0.0.1.
  */
 import path from 'node:path';
 
@@ -72,16 +73,17 @@ async function main(): Promise<void> {
 
 		console.log(
 			table(
-				['#', 'URL', 'Owner', 'Score', 'Grade', 'Report'],
+				['#', 'URL', 'Owner', 'Score', 'Grade', 'Failed checks (high)', 'Report'],
 				rows.map(({ url, owner, report, error }, index) => [
 					String(index + 1),
 					url,
 					owner,
 					report ? String(report.result) : '-',
 					report ? String(report.grade) : 'failed',
+					report ? String((report.failedChecks as { high: string[] }).high.length) : '-',
 					report ? `#${String(report.id)}` : `error: ${error}`,
 				]),
-				[0, 3],
+				[0, 3, 5],
 			),
 		);
 
@@ -95,6 +97,21 @@ async function main(): Promise<void> {
 		console.log(
 			`\n${rows.length} rows, ${created} reports created, ${bad} bad, ${failed} failed; ` +
 				`the server received ${server.requests.length} API requests.`,
+		);
+
+		const requestsBefore = server.requests.length;
+		const again = await runWorkflow(loadExampleWorkflow(WORKFLOW_FILE), {
+			credentials: { phpRankApi: { baseUrl: server.url, apiKey: server.apiKey } },
+		});
+		const outcomesAgain = again.output(REPORT_NODE, 0).map(({ json }) => String(json.outcome));
+		const sentAgain = server.requests.slice(requestsBefore);
+		console.log(
+			`\nRun again: ${outcomesAgain.filter((outcome) => outcome === 'existing').length} existing reports returned, ` +
+				`${outcomesAgain.filter((outcome) => outcome === 'created').length} created; the server received ` +
+				`${sentAgain.filter((request) => request.method === 'GET').length} lookups and ` +
+				`${sentAgain.filter((request) => request.method === 'POST').length} creates, of which ` +
+				`${sentAgain.filter((request) => request.method === 'POST' && request.status === 201).length} made a report ` +
+				'(only the pages that failed are tried again).',
 		);
 	} finally {
 		await server.close();

@@ -292,22 +292,24 @@ interface Verdicts {
 	score: number;
 }
 
-function judge(targetUrl: string): Verdicts {
+/** `changedQuality` stands for a page edited since phpRank first saw it (see PhpRankServer.changePage). */
+function judge(targetUrl: string, changedQuality?: number): Verdicts {
 	const random = seededRandom(hashString(targetUrl));
 	// A per-page quality spreads scores over good, decent and bad.
-	const quality = 0.2 + random() * 0.8;
+	const ownQuality = 0.2 + random() * 0.8;
+	const quality = changedQuality ?? ownQuality;
 	const https = targetUrl.startsWith('https:');
 	const passed = CHECKS.map((check) => (check.name === 'https_encryption' ? https : random() < quality));
 	const passedWeight = CHECKS.reduce((sum, check, i) => sum + (passed[i] ? WEIGHT[check.importance] : 0), 0);
 	return { passed, score: (passedWeight / TOTAL_WEIGHT) * 100 };
 }
 
-export function scorePage(targetUrl: string): number {
-	return judge(targetUrl).score;
+export function scorePage(targetUrl: string, changedQuality?: number): number {
+	return judge(targetUrl, changedQuality).score;
 }
 
-export function describePage(targetUrl: string): Results {
-	const { passed } = judge(targetUrl);
+export function describePage(targetUrl: string, changedQuality?: number): Results {
+	const { passed } = judge(targetUrl, changedQuality);
 	const url = new URL(targetUrl);
 	const host = url.hostname.replace(/^www\./, '');
 	const urlWords = `${host.split('.')[0]} ${url.pathname}`.split(/[^a-z0-9]+/i).filter((word) => word.length > 2);
@@ -323,4 +325,14 @@ export function describePage(targetUrl: string): Results {
 		results[check.name] = { passed: passed[i], importance: check.importance, ...check.describe(page, passed[i]) };
 	});
 	return results;
+}
+
+/** The names of the checks a page fails, by importance, in the order phpRank lists them. */
+export function failedChecks(targetUrl: string, changedQuality?: number): Record<Importance, string[]> {
+	const { passed } = judge(targetUrl, changedQuality);
+	const failed: Record<Importance, string[]> = { high: [], medium: [], low: [] };
+	CHECKS.forEach((check, i) => {
+		if (!passed[i]) failed[check.importance].push(check.name);
+	});
+	return failed;
 }

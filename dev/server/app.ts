@@ -3,13 +3,14 @@ import { IncomingMessage, ServerResponse } from 'node:http';
 import { controlApi, ControlHandler } from './control';
 import { Settings } from './handlers/context';
 import { readBody, recordRequest, requestInput } from './incoming';
-import { FaultBook, faultAnswer } from './faults';
+import { FaultBook, faultAnswer, FaultStage } from './faults';
 import { RateLimiter } from './rateLimit';
 import { Answer, ApiError, errorBody, errorPage, expectsJson, html, htmlPage, json, Negotiation, renderError } from './responses';
 import { matchRoute } from './routes';
 import { freshProjectNames, seedReports } from './seed';
 import { PhpRankStore } from './store';
-import { PhpRankUser, RateLimitConfig, RecordedRequest, SeedOptions } from './types';
+import { parseReportTarget } from './reportUrl';
+import { Fault, PageChange, PhpRankUser, RateLimitConfig, RecordedRequest, SeedOptions } from './types';
 
 export interface AppConfig {
 	basePath: string;
@@ -77,6 +78,7 @@ export class PhpRankApp {
 		this.clearRequests();
 		this.faults.clear();
 		this.limiter.clear();
+		this.config.settings.changedPages.clear();
 	}
 
 	seedReports(count: number, options: SeedOptions = {}): number[] {
@@ -98,6 +100,17 @@ export class PhpRankApp {
 		return names;
 	}
 
+	changePage(url: string, change: PageChange | undefined): void {
+		// An absolute URL is read as phpRank reads it; anything else is taken as a URL phpRank shows.
+		const key = parseReportTarget(url)?.url ?? url;
+		if (change === undefined) {
+			this.config.settings.changedPages.delete(key);
+			return;
+		}
+		if (!(change.quality >= 0 && change.quality <= 1)) throw new Error('A changed page needs a "quality" from 0 to 1');
+		this.config.settings.changedPages.set(key, { quality: change.quality });
+	}
+
 	handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
 		let record: RecordedRequest | undefined;
 		try {
@@ -111,7 +124,7 @@ export class PhpRankApp {
 			this.requests.push(record);
 			await wait(this.config.latencyMs);
 			if (await this.applyFault(exchange, req, res)) return;
-			await this.respond(exchange, res);
+			await this.respond(exchange, req, res);
 		} catch {
 			send(res, record, json(500, errorBody(500)));
 		}
@@ -142,13 +155,19 @@ export class PhpRankApp {
 		};
 	}
 
+	/** The fault that strikes the request at this stage, if any, noted on its record. */
+	private takeFault(exchange: Exchange, stage: FaultStage): Fault | undefined {
+		const { record } = exchange;
+		const taken = this.faults.take({ method: record.method, path: exchange.appPath ?? record.path, query: record.query }, stage);
+		if (taken) record.fault = { id: taken.id, kind: taken.fault.kind };
+		return taken?.fault;
+	}
+
 	/** Returns true when the fault answered (or dropped) the request itself. */
 	private async applyFault(exchange: Exchange, req: IncomingMessage, res: ServerResponse): Promise<boolean> {
-		const { record } = exchange;
-		const taken = this.faults.take({ method: record.method, path: exchange.appPath ?? record.path, query: record.query });
-		if (!taken) return false;
-		const { fault } = taken;
-		record.fault = { id: taken.id, kind: fault.kind };
+		const fault = this.takeFault(exchange, 'arrival');
+		// After-handling kinds are never taken on arrival; the check tells the compiler so.
+		if (!fault || fault.kind === 'dropAfterHandling' || fault.kind === 'delayAfterHandling') return false;
 		if (fault.kind === 'delay') {
 			await wait(fault.delayMs);
 			return false;
@@ -157,11 +176,23 @@ export class PhpRankApp {
 			req.socket.destroy();
 			return true;
 		}
-		send(res, record, faultAnswer(fault, exchange.negotiation.baseUrl));
+		send(res, exchange.record, faultAnswer(fault, exchange.negotiation.baseUrl));
 		return true;
 	}
 
-	private async respond(exchange: Exchange, res: ServerResponse): Promise<void> {
+	/**
+	 * Faults that strike a request the API carried out with success: the client never learns that it was.
+	 * Returns true when the fault dropped the connection; a delay holds the answer back, then lets it go.
+	 */
+	private async applyFaultAfterHandling(exchange: Exchange, req: IncomingMessage, answer: Answer): Promise<boolean> {
+		const fault = answer.status < 300 ? this.takeFault(exchange, 'handled') : undefined;
+		if (fault?.kind === 'delayAfterHandling') await wait(fault.delayMs);
+		if (fault?.kind !== 'dropAfterHandling') return false;
+		req.socket.destroy();
+		return true;
+	}
+
+	private async respond(exchange: Exchange, req: IncomingMessage, res: ServerResponse): Promise<void> {
 		const { record, appPath, rawAppPath } = exchange;
 		if (appPath === undefined || rawAppPath === undefined || !appPath.startsWith(API_PREFIX)) {
 			send(res, record, this.webPage(exchange));
@@ -171,7 +202,9 @@ export class PhpRankApp {
 		const rateHeaders = rate?.headers ?? {};
 		try {
 			if (rate && !rate.allowed) throw new ApiError(429, errorBody(429), rate.headers);
-			send(res, record, await this.api(exchange, rawAppPath), rateHeaders);
+			const answer = await this.api(exchange, rawAppPath);
+			if (await this.applyFaultAfterHandling(exchange, req, answer)) return;
+			send(res, record, answer, rateHeaders);
 		} catch (error) {
 			const failure = error instanceof ApiError ? error : new ApiError(500);
 			send(res, record, renderError(failure, exchange.negotiation), rateHeaders);

@@ -45,6 +45,12 @@ export function controlApi(app: PhpRankApp): ControlHandler {
 			app.clearRequests();
 			return json(200, { ok: true });
 		},
+		'POST /pages': (record) => {
+			const { url, quality } = jsonBody(record) as { url?: unknown; quality?: unknown };
+			if (typeof url !== 'string') throw new Error('A changed page needs its "url"');
+			app.changePage(url, quality === null ? undefined : { quality: quality as number });
+			return json(200, { ok: true });
+		},
 		'POST /rate-limit': (record) => {
 			app.limiter.configure(rateLimitFromJson(jsonBody(record)));
 			return json(200, { ok: true });

@@ -7,6 +7,8 @@ interface ArmedFault {
 	fault: Fault;
 	remaining: number;
 	skipLeft: number;
+	/** Matching requests counted towards `every`. */
+	seen: number;
 }
 
 export interface FaultTarget {
@@ -16,7 +18,22 @@ export interface FaultTarget {
 	query: Record<string, string>;
 }
 
-const FAULT_KINDS: FaultKind[] = ['status', 'html', 'empty', 'malformedJson', 'drop', 'delay', 'redirectLogin', 'redirect'];
+/** Kinds that strike once the application has carried a request out; the others strike on arrival. */
+const AFTER_HANDLING_KINDS: FaultKind[] = ['dropAfterHandling', 'delayAfterHandling'];
+
+const FAULT_KINDS: FaultKind[] = ['status', 'html', 'empty', 'malformedJson', 'drop', 'delay', 'redirectLogin', 'redirect', ...AFTER_HANDLING_KINDS];
+
+/** When a fault is consulted: as a request arrives, or once the API has answered it with success. */
+export type FaultStage = 'arrival' | 'handled';
+
+const stageOf = (kind: FaultKind): FaultStage => (AFTER_HANDLING_KINDS.includes(kind) ? 'handled' : 'arrival');
+
+function checkFault(fault: Fault): void {
+	if (!FAULT_KINDS.includes(fault.kind)) throw new Error(`Unknown fault kind "${String(fault.kind)}"`);
+	if (fault.every !== undefined && !(Number.isSafeInteger(fault.every) && fault.every >= 1)) {
+		throw new Error('"every" must be a whole number, 1 or more');
+	}
+}
 
 function matches(fault: Fault, target: FaultTarget): boolean {
 	if (fault.method && fault.method.toUpperCase() !== target.method) return false;
@@ -33,9 +50,9 @@ export class FaultBook {
 	private nextId = 1;
 
 	add(fault: Fault): InjectedFault {
-		if (!FAULT_KINDS.includes(fault.kind)) throw new Error(`Unknown fault kind "${String(fault.kind)}"`);
+		checkFault(fault);
 		const id = this.nextId++;
-		this.armed.push({ id, fault, remaining: fault.times ?? 1, skipLeft: fault.skip ?? 0 });
+		this.armed.push({ id, fault, remaining: fault.times ?? 1, skipLeft: fault.skip ?? 0, seen: 0 });
 		return { id };
 	}
 
@@ -44,16 +61,18 @@ export class FaultBook {
 	}
 
 	/**
-	 * Faults are consulted in the order they were injected. A matching fault that still has requests
-	 * to let through counts this one and passes it on; the first armed match fires and ends the search.
+	 * Faults of the stage are consulted in the order they were injected. A matching fault that still has
+	 * requests to let through counts this one and passes it on; the first armed match fires and ends the search.
 	 */
-	take(target: FaultTarget): { id: number; fault: Fault } | undefined {
+	take(target: FaultTarget, stage: FaultStage = 'arrival'): { id: number; fault: Fault } | undefined {
 		for (const entry of this.armed) {
-			if (entry.remaining <= 0 || !matches(entry.fault, target)) continue;
+			if (entry.remaining <= 0 || stageOf(entry.fault.kind) !== stage || !matches(entry.fault, target)) continue;
 			if (entry.skipLeft > 0) {
 				entry.skipLeft--;
 				continue;
 			}
+			entry.seen++;
+			if (entry.fault.every !== undefined && entry.seen % entry.fault.every !== 0) continue;
 			entry.remaining--;
 			return { id: entry.id, fault: entry.fault };
 		}
@@ -61,7 +80,7 @@ export class FaultBook {
 	}
 }
 
-type AnsweringAction = Exclude<FaultAction, { kind: 'drop' } | { kind: 'delay' }>;
+type AnsweringAction = Exclude<FaultAction, { kind: 'drop' | 'delay' | 'dropAfterHandling' | 'delayAfterHandling' }>;
 
 /** The answer an answering fault sends in place of the real one. */
 export function faultAnswer(action: AnsweringAction, baseUrl: string): Answer {
@@ -92,9 +111,11 @@ export function faultFromJson(value: unknown): Fault {
 	if (typeof pathPattern === 'string') fault.path = new RegExp(pathPattern, typeof pathFlags === 'string' ? pathFlags : '');
 	if (times === 'Infinity' || times === null) fault.times = Infinity;
 	else if (typeof times === 'number') fault.times = times;
-	if (!FAULT_KINDS.includes(fault.kind)) throw new Error(`Unknown fault kind "${String(fault.kind)}"`);
+	checkFault(fault);
 	if (fault.kind === 'status' && typeof fault.status !== 'number') throw new Error('A status fault needs a numeric "status"');
-	if (fault.kind === 'delay' && typeof fault.delayMs !== 'number') throw new Error('A delay fault needs a numeric "delayMs"');
+	if ((fault.kind === 'delay' || fault.kind === 'delayAfterHandling') && typeof fault.delayMs !== 'number') {
+		throw new Error(`A ${fault.kind} fault needs a numeric "delayMs"`);
+	}
 	if (fault.kind === 'redirect' && typeof fault.location !== 'string') throw new Error('A redirect fault needs a "location"');
 	return fault;
 }

@@ -35,6 +35,7 @@ export async function startPhpRankServer(options: PhpRankServerOptions = {}): Pr
 			analysisMs: options.analysisMs ?? 0,
 			projectDeleteHazard: options.projectDeleteHazard ?? true,
 			maxReportsPerUser: options.maxReportsPerUser,
+			changedPages: new Map(),
 		},
 		latencyMs: options.latencyMs ?? 0,
 		rateLimit: options.rateLimit ?? false,
@@ -68,6 +69,7 @@ export async function startPhpRankServer(options: PhpRankServerOptions = {}): Pr
 		injectFault: (fault) => app.faults.add(fault),
 		clearFaults: () => app.faults.clear(),
 		setRateLimit: (config) => app.limiter.configure(config),
+		changePage: (url, change) => app.changePage(url, change),
 		close: () =>
 			new Promise<void>((resolve, reject) => {
 				server.close((error) => (error ? reject(error) : resolve()));

@@ -19,7 +19,7 @@ export function reportRecord(report: StoredReport, echo: ReportEcho = {}) {
 		url: report.url,
 		project: report.project,
 		result: echo.result ?? report.result,
-		results: describePage(report.targetUrl),
+		results: describePage(report.targetUrl, report.quality),
 		privacy: 'privacy' in echo ? echo.privacy : report.privacy,
 		password: report.password !== null,
 		generated_at: formatTimestamp(report.generatedAt),

@@ -8,6 +8,8 @@ export interface StoredReport {
 	targetUrl: string;
 	project: string;
 	score: number;
+	/** The quality of a changed page at its latest analysis; absent for a page as phpRank first saw it. */
+	quality?: number;
 	result: number;
 	privacy: number;
 	password: string | null;
@@ -28,7 +30,7 @@ export interface StoredProject {
 
 export type NewReport = Omit<StoredReport, 'id' | 'userId' | 'result'>;
 
-export type ReportChanges = Partial<Pick<StoredReport, 'privacy' | 'password' | 'score' | 'generatedAt' | 'updatedAt'>>;
+export type ReportChanges = Partial<Pick<StoredReport, 'privacy' | 'password' | 'score' | 'quality' | 'generatedAt' | 'updatedAt'>>;
 
 export type ReportSortKey = 'id' | 'generated_at' | 'url' | 'result';
 export type ProjectSortKey = 'created_at' | 'project';

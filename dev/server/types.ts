@@ -46,7 +46,26 @@ export interface PhpRankServerOptions {
 	maxReportsPerUser?: number;
 }
 
-export type FaultKind = 'status' | 'html' | 'empty' | 'malformedJson' | 'drop' | 'delay' | 'redirectLogin' | 'redirect';
+/** How a page has changed since it was first analyzed (see PhpRankServer.changePage). */
+export interface PageChange {
+	/**
+	 * The share of checks the page passes from now on, 0 to 1, in place of its own: 0 fails every check
+	 * but HTTPS encryption (which follows the scheme), 1 passes them all.
+	 */
+	quality: number;
+}
+
+export type FaultKind =
+	| 'status'
+	| 'html'
+	| 'empty'
+	| 'malformedJson'
+	| 'drop'
+	| 'delay'
+	| 'redirectLogin'
+	| 'redirect'
+	| 'dropAfterHandling'
+	| 'delayAfterHandling';
 
 export interface FaultMatch {
 	/** HTTP method, case-insensitive. */
@@ -59,6 +78,8 @@ export interface FaultMatch {
 	times?: number;
 	/** Let the first N matching requests through before firing. */
 	skip?: number;
+	/** Fire on every Nth matching request only (the Nth, the 2Nth, …), letting the others through; `times` counts the firings. */
+	every?: number;
 }
 
 export type FaultAction =
@@ -69,7 +90,11 @@ export type FaultAction =
 	| { kind: 'drop' }
 	| { kind: 'delay'; delayMs: number }
 	| { kind: 'redirectLogin' }
-	| { kind: 'redirect'; location: string; status?: 301 | 302 | 303 | 307 | 308 };
+	| { kind: 'redirect'; location: string; status?: 301 | 302 | 303 | 307 | 308 }
+	/** The request is carried out (a report created, say), then the connection is closed without the answer. */
+	| { kind: 'dropAfterHandling' }
+	/** The request is carried out, then its answer is held back for `delayMs`: a client with a shorter timeout never gets it. */
+	| { kind: 'delayAfterHandling'; delayMs: number };
 
 export type Fault = FaultMatch & FaultAction;
 
@@ -108,6 +133,8 @@ export interface ReportState {
 	project: string;
 	/** Unrounded score of the latest analysis. */
 	score: number;
+	/** Set when the latest analysis saw a changed page (see PhpRankServer.changePage). */
+	quality?: number;
 	/** Stored integer score, as reads return it. */
 	result: number;
 	privacy: number;
@@ -149,5 +176,11 @@ export interface PhpRankServer {
 	injectFault(fault: Fault): InjectedFault;
 	clearFaults(): void;
 	setRateLimit(config: RateLimitConfig | false): void;
+	/**
+	 * Simulates an edit of the page at `url` (absolute, or as phpRank shows it, e.g. example.com/blog): the
+	 * next creates and re-analyses of it score the changed page. Reports keep their results until re-analyzed.
+	 * `undefined` restores the page as it was; reset() restores every page.
+	 */
+	changePage(url: string, change: PageChange | undefined): void;
 	close(): Promise<void>;
 }

@@ -6,7 +6,8 @@
 import type { PhpRankServer } from '../../dev/server';
 import { assert, assertEqual } from './checks';
 import { nodeOutput, type CliExecution } from '../../dev/n8n/n8n';
-import { spreadsheetRows } from '../../dev/examples';
+import { seedReportsWithChangedPages, spreadsheetRows } from '../../dev/examples';
+import { failedChecks } from '../../dev/server/analysis';
 
 export interface ExampleExpectation {
 	/** Brings the server into the state the checks assume. */
@@ -33,6 +34,7 @@ function reseed(server: PhpRankServer): void {
 
 
 const ids = (items: Array<Record<string, unknown>>) => items.map((item) => item.id);
+const failedHigh = (report: ServerSnapshot['reports'][number]) => failedChecks(report.targetUrl, report.quality).high.join(', ') || 'none';
 const sorted = <T>(values: T[]) => [...values].sort((a, b) => (String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0));
 
 const spreadsheetOffline: ExampleExpectation = {
@@ -70,10 +72,39 @@ const spreadsheetOffline: ExampleExpectation = {
 		);
 		assertEqual(
 			nodeOutput(execution, 'Build alert message').map((item) => item.text),
-			bad.map((report) => `SEO alert: ${report.url} scored ${Math.round(report.score)} (bad)`),
+			bad.map((report) => `SEO alert: ${report.url} scored ${Math.round(report.score)} (bad). Failed high-importance checks: ${failedHigh(report)}`),
 			'alert messages',
 		);
 		return `${rows.length} CSV rows: ${created.length} reports created, ${bad.length} bad on the IF's true branch, ${failures.length} on the error output`;
+	},
+};
+
+const GRADES = ['bad', 'decent', 'good'];
+const gradeOf = (score: number) => (score > 79 ? 'good' : score >= 49 ? 'decent' : 'bad');
+
+const scheduledReanalysisOffline: ExampleExpectation = {
+	prepare: seedReportsWithChangedPages,
+	verify(execution, server, before) {
+		const now = (id: number) => server.reports().find((report) => report.id === id)!;
+		const newestFirst = [...before.reports].sort((a, b) => b.id - a.id);
+		assertEqual(ids(nodeOutput(execution, 'Get all reports')), newestFirst.map((report) => report.id), 'reports read (newest first)');
+		assertEqual(
+			nodeOutput(execution, 'Re-analyze report').map((item) => [item.id, item.previousResult, item.result]),
+			newestFirst.map((report) => [report.id, report.result, now(report.id).result]),
+			'previous and new score of each re-analyzed report',
+		);
+		const worse = newestFirst.filter((report) => GRADES.indexOf(gradeOf(now(report.id).result)) < GRADES.indexOf(gradeOf(report.result)));
+		assert(worse.length > 0, 'no report got worse: the server did not change any page');
+		assertEqual(ids(nodeOutput(execution, 'Grade got worse?', 0)), worse.map((report) => report.id), "reports on the IF node's true branch (grade got worse)");
+		assertEqual(
+			nodeOutput(execution, 'Build alert message').map((item) => item.text),
+			worse.map((report) => {
+				const after = now(report.id);
+				return `SEO alert: ${report.url} got worse: ${report.result} → ${after.result}/100 (${gradeOf(report.result)} → ${gradeOf(after.result)}). Failed high-importance checks: ${failedHigh(after)}`;
+			}),
+			'alert messages',
+		);
+		return `${before.reports.length} reports re-analyzed, ${worse.length} got worse and were alerted`;
 	},
 };
 
@@ -137,6 +168,7 @@ export const EXPECTATIONS: Record<string, ExampleExpectation> = {
 	'spreadsheet-to-seo-reports-offline.json': spreadsheetOffline,
 	'weekly-report-clean-up.json': weeklyCleanUp,
 	'project-digest-offline.json': projectDigestOffline,
+	'scheduled-reanalysis-offline.json': scheduledReanalysisOffline,
 };
 
 export const GENERIC_EXPECTATION: ExampleExpectation = {

@@ -2,10 +2,12 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
 import { startPhpRankServer } from '../../dev/server';
-import type { PhpRankServer } from '../../dev/server';
+import type { PhpRankServer, RecordedRequest } from '../../dev/server';
+import { parseReportTarget } from '../../dev/server/reportUrl';
 import { allowExampleFiles, EXAMPLES_DIR, loadExampleWorkflow, sourceIndex, spreadsheetRows } from '../../dev/examples';
 import { runWorkflow } from '../../dev/engine';
 import type { RunResult, WorkflowFixture } from '../../dev/engine';
+import { failedChecksOnServer } from '../support/phpRank';
 
 const WORKFLOW_FILE = 'spreadsheet-to-seo-reports-offline.json';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -16,13 +18,19 @@ allowExampleFiles();
 
 let server: PhpRankServer;
 let result: RunResult;
+let firstRun: RecordedRequest[];
 
 beforeAll(async () => {
 	server = await startPhpRankServer();
 	result = await runWorkflow(loadExampleWorkflow(WORKFLOW_FILE), {
 		credentials: { phpRankApi: { baseUrl: server.url, apiKey: server.apiKey } },
 	});
+	firstRun = [...server.requests];
 });
+
+/** The reports in the order of the rows they were created for. */
+const inRowOrder = () =>
+	result.output('Create SEO report', 0).map((item) => server.reports().find((report) => report.id === item.json.id)!);
 afterAll(async () => await server.close());
 
 describe('examples/spreadsheet-to-seo-reports-offline.json', () => {
@@ -42,7 +50,7 @@ describe('examples/spreadsheet-to-seo-reports-offline.json', () => {
 		}
 		expect(exported.nodes.find((node) => node.type === 'n8n-nodes-phprank.phpRank')).toMatchObject({
 			typeVersion: 1,
-			parameters: { resource: 'report', operation: 'create', url: '={{ $json.url }}' },
+			parameters: { resource: 'report', operation: 'create', url: '={{ $json.url }}', ifReportExists: 'returnExisting' },
 			credentials: { phpRankApi: { id: 'phprank-demo', name: 'phpRank (bundled server)' } },
 			onError: 'continueErrorOutput',
 		});
@@ -60,12 +68,15 @@ describe('examples/spreadsheet-to-seo-reports-offline.json', () => {
 		);
 	});
 
-	it('sends one POST /api/v1/reports per spreadsheet row, with the row\'s URL, and nothing else', () => {
+	it('looks each row\'s URL up, then sends one POST /api/v1/reports with it, and nothing else', () => {
 		expect(result.output('Extract rows').map((item) => item.json)).toEqual(csvRows);
-		expect(server.requests.map((request) => `${request.method} ${request.path}`)).toEqual(
-			csvRows.map(() => 'POST /api/v1/reports'),
-		);
-		expect(server.requests.map((request) => request.body.url)).toEqual(csvRows.map((row) => row.url));
+		const lookups = firstRun.filter((request) => request.method === 'GET');
+		const creates = firstRun.filter((request) => request.method === 'POST');
+		expect(firstRun).toHaveLength(lookups.length + creates.length);
+		expect(lookups.map((request) => request.query.search).sort()).toEqual(csvRows.map((row) => parseReportTarget(row.url)?.url).sort());
+		expect(lookups.every((request) => request.path === '/api/v1/reports' && request.query.search_by === 'url')).toBe(true);
+		expect(creates.map((request) => request.path)).toEqual(csvRows.map(() => '/api/v1/reports'));
+		expect(creates.map((request) => request.body.url).sort()).toEqual(csvRows.map((row) => row.url).sort());
 	});
 
 	it('sends the unreachable row to the error output and reports every other row', () => {
@@ -82,7 +93,9 @@ describe('examples/spreadsheet-to-seo-reports-offline.json', () => {
 		expect(reports.map(sourceIndex)).toEqual(
 			csvRows.flatMap((row, index) => (unreachable.includes(row) ? [] : [index])),
 		);
-		expect(reports.map((item) => item.json.id)).toEqual(server.reports().map((report) => report.id));
+		// n8n sends the rows' requests at once: the server numbers the reports in arrival order.
+		expect(reports.map((item) => item.json.id).sort()).toEqual(server.reports().map((report) => report.id).sort());
+		expect(reports.map((item) => item.json.outcome)).toEqual(reports.map(() => 'created'));
 	});
 
 	it('holds a mix of grades, so every branch of the workflow has work', () => {
@@ -92,12 +105,10 @@ describe('examples/spreadsheet-to-seo-reports-offline.json', () => {
 	});
 
 	it('routes exactly the reports the server scored below 49 to the IF node\'s true branch', () => {
-		const badIds = server
-			.reports()
+		const badIds = inRowOrder()
 			.filter((report) => report.score < 49)
 			.map((report) => report.id);
-		const otherIds = server
-			.reports()
+		const otherIds = inRowOrder()
 			.filter((report) => report.score >= 49)
 			.map((report) => report.id);
 
@@ -107,16 +118,40 @@ describe('examples/spreadsheet-to-seo-reports-offline.json', () => {
 		expect(result.output('Grade is bad?', 1).map((item) => item.json.id)).toEqual(otherIds);
 	});
 
-	it('builds one alert message per bad report, its text and its score column showing the score phpRank stores', () => {
-		const expected = server
-			.reports()
+	it('builds one alert message per bad report, with the score phpRank stores and the failed high-importance checks', () => {
+		const expected = inRowOrder()
 			.filter((report) => report.result < 49)
 			.map((report) => ({
-				text: `SEO alert: ${report.url} scored ${report.result} (bad)`,
+				text: `SEO alert: ${report.url} scored ${report.result} (bad). Failed high-importance checks: ${failedChecksOnServer(report).high.join(', ') || 'none'}`,
 				url: report.url,
 				score: report.result,
 			}));
 
+		expect(expected.some((alert) => !alert.text.endsWith(': none'))).toBe(true);
 		expect(result.output('Build alert message').map((item) => item.json)).toEqual(expected);
+	});
+
+	it('creates nothing when run again: one lookup per row, each report returned as it is', async () => {
+		const reportsBefore = server.reports();
+		server.clearRequests();
+
+		const again = await runWorkflow(loadExampleWorkflow(WORKFLOW_FILE), {
+			credentials: { phpRankApi: { baseUrl: server.url, apiKey: server.apiKey } },
+		});
+
+		expect(again.error).toBeUndefined();
+		// Only the page phpRank cannot fetch is tried again, and refused again.
+		const posts = server.requests.filter((request) => request.method === 'POST');
+		const unreachable = csvRows.filter((row) => new URL(row.url).hostname.endsWith('.invalid'));
+		expect(posts.map((request) => [request.body.url, request.status])).toEqual(unreachable.map((row) => [row.url, 422]));
+		expect(server.requests.filter((request) => request.method === 'GET')).toHaveLength(csvRows.length);
+		expect(server.requests).toHaveLength(csvRows.length + unreachable.length);
+		expect(server.reports()).toEqual(reportsBefore);
+		const reports = again.output('Create SEO report', 0);
+		expect(reports.map((item) => [item.json.id, item.json.outcome])).toEqual(
+			result.output('Create SEO report', 0).map((item) => [item.json.id, 'existing']),
+		);
+		expect(again.output('Build alert message').map((item) => item.json)).toEqual(result.output('Build alert message').map((item) => item.json));
+		expect(again.output('Unreachable pages')).toHaveLength(unreachable.length);
 	});
 });

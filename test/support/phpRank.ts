@@ -1,7 +1,8 @@
 import { NodeOperationError } from 'n8n-workflow';
 import type { ExecutionBaseError, IDataObject, INodeParameters } from 'n8n-workflow';
 import { startPhpRankServer } from '../../dev/server';
-import type { PhpRankServer, PhpRankServerOptions, RecordedRequest } from '../../dev/server';
+import type { PhpRankServer, PhpRankServerOptions, RecordedRequest, ReportState } from '../../dev/server';
+import { failedChecks } from '../../dev/server/analysis';
 import { runNode } from '../../dev/engine';
 import type { RunNodeOptions, RunNodeResult } from '../../dev/engine';
 
@@ -66,4 +67,14 @@ export function inputErrorOf(error: ExecutionBaseError | undefined): NodeOperati
 		throw new Error(`expected a NodeOperationError, got ${error?.constructor.name}: ${error?.message}`);
 	}
 	return candidate;
+}
+
+/** The checks a stored report failed, by importance, as the server's own analysis has them. */
+export function failedChecksOnServer(report: ReportState): Record<'high' | 'medium' | 'low', string[]> {
+	return failedChecks(report.targetUrl, report.quality);
+}
+
+/** Requests the server received, as `METHOD path`. */
+export function requestLines(server: PhpRankServer): string[] {
+	return apiRequests(server).map((request) => `${request.method} ${request.rawPath}`);
 }

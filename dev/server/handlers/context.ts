@@ -2,12 +2,14 @@
 import { Input } from '../incoming';
 import { Answer } from '../responses';
 import { PhpRankStore } from '../store';
-import { PhpRankUser } from '../types';
+import { PageChange, PhpRankUser } from '../types';
 
 export interface Settings {
 	analysisMs: number;
 	projectDeleteHazard: boolean;
 	maxReportsPerUser?: number;
+	/** Pages changed since phpRank first saw them, by their URL as phpRank shows it. */
+	changedPages: Map<string, PageChange>;
 }
 
 export interface ApiContext {

@@ -71,11 +71,13 @@ export const createReport: Handler = async (context) => {
 	if (Object.keys(errors).length || !url.target) throw validationError(errors);
 
 	await context.wait(context.settings.analysisMs);
-	const score = scorePage(url.target.targetUrl);
+	const quality = context.settings.changedPages.get(url.target.url)?.quality;
+	const score = scorePage(url.target.targetUrl, quality);
 	const now = nowInSeconds();
 	const report = context.store.insertReport(context.user.id, {
 		...url.target,
 		score,
+		...(quality === undefined ? {} : { quality }),
 		privacy: present(input.privacy) ? Number(input.privacy) : 0,
 		password: present(input.password) ? String(input.password) : null,
 		generatedAt: now,
@@ -98,7 +100,8 @@ export const updateReport: Handler = async (context) => {
 	const reanalyze = isPhpTruthy(input.results);
 	if (reanalyze) {
 		await context.wait(context.settings.analysisMs);
-		changes.score = scorePage(report.targetUrl);
+		changes.quality = context.settings.changedPages.get(report.url)?.quality;
+		changes.score = scorePage(report.targetUrl, changes.quality);
 		changes.generatedAt = nowInSeconds();
 	}
 	const changed = (Object.keys(changes) as Array<keyof typeof changes>).some((key) => changes[key] !== report[key]);

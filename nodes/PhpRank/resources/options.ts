@@ -8,6 +8,15 @@ export const singleRecordOptions: INodeProperties = {
 			...omitResultsOption,
 			displayOptions: { show: { '/resource': ['report'], '/operation': ['create', 'get', 'update'] } },
 		},
+		{
+			displayName: 'Add Previous Score',
+			name: 'includePreviousScore',
+			type: 'boolean',
+			default: false,
+			description:
+				'Whether to output the score before the update: with Re-Analyze, reads the report first (one more request) and adds previousResult, previousGrade and resultChange',
+			displayOptions: { show: { '/resource': ['report'], '/operation': ['update'] } },
+		},
 	]),
 	displayOptions: { show: { resource: ['report', 'project'], operation: ['create', 'get', 'update', 'delete'] } },
 };

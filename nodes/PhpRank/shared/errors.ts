@@ -183,6 +183,13 @@ export function rateLimitError(
 	});
 }
 
+const unanswered = new WeakSet<object>();
+
+/** Whether a request failed without an answer (a dropped connection, a timeout): phpRank may or may not have carried it out. */
+export function gotNoAnswer(error: unknown): boolean {
+	return typeof error === 'object' && error !== null && unanswered.has(error);
+}
+
 export function connectionError(
 	context: ErrorContext,
 	error: unknown,
@@ -205,7 +212,7 @@ export function connectionError(
 			? 'phpRank could not be reached'
 			: 'The connection to phpRank ended before it answered';
 	const detail = code ? ` (${code})` : '';
-	return new NodeApiError(nodeForErrors(context.getNode()), {} as JsonObject, {
+	const failure = new NodeApiError(nodeForErrors(context.getNode()), {} as JsonObject, {
 		message,
 		description: unreachable
 			? `Check the Base URL in the phpRank credential and that the server is up${detail}.`
@@ -213,6 +220,8 @@ export function connectionError(
 		httpCode: 'none',
 		itemIndex: context.getItemIndex(),
 	});
+	unanswered.add(failure);
+	return failure;
 }
 
 export function unexpectedAnswer(context: ErrorContext, what: string): NodeApiError {

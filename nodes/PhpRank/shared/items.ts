@@ -14,9 +14,38 @@ function scoreOf(value: unknown): number | undefined {
 	return Number.isFinite(score) ? score : undefined;
 }
 
-/** A report as phpRank sends it, with `grade` right after `result` and the score as phpRank stores it. */
-export function shapeReport(record: IDataObject, { omitResults }: ReportShape): IDataObject {
+const IMPORTANCES = ['high', 'medium', 'low'] as const;
+
+type Importance = (typeof IMPORTANCES)[number];
+
+/** The names of the checks a report failed, by importance, in phpRank's order: small enough for a chat message. */
+export type FailedChecks = Record<Importance, string[]>;
+
+function isImportance(value: unknown): value is Importance {
+	return (IMPORTANCES as readonly unknown[]).includes(value);
+}
+
+/** Undefined when the record has no per-check results; PHP sends an empty map as `[]`. */
+function failedChecksOf(results: unknown): FailedChecks | undefined {
+	if (typeof results !== 'object' || results === null) return undefined;
+	const failed: FailedChecks = { high: [], medium: [], low: [] };
+	for (const [name, check] of Object.entries(results as IDataObject)) {
+		const { passed, importance } = (check ?? {}) as IDataObject;
+		if (passed === false && isImportance(importance)) failed[importance].push(name);
+	}
+	return failed;
+}
+
+/**
+ * A report as phpRank sends it, with the score as phpRank stores it and, right after it, its `grade`,
+ * what the node adds about the run (`additions`: the outcome of a create, the previous score), and
+ * `failedChecks`, which stays when `results` is left out.
+ */
+export function shapeReport(record: IDataObject, { omitResults }: ReportShape, additions: IDataObject = {}): IDataObject {
+	const failedChecks = failedChecksOf(record.results);
+	const summary = failedChecks === undefined ? additions : { ...additions, failedChecks };
 	const report: IDataObject = {};
+	let summarized = false;
 	for (const [key, value] of Object.entries(record)) {
 		if (key === 'results' && omitResults) continue;
 		if (key !== 'result') {
@@ -26,12 +55,26 @@ export function shapeReport(record: IDataObject, { omitResults }: ReportShape): 
 		const score = scoreOf(value);
 		if (score === undefined) {
 			report.result = value;
-			continue;
+		} else {
+			report.result = storedScore(score);
+			report.grade = gradeOf(report.result as number);
 		}
-		report.result = storedScore(score);
-		report.grade = gradeOf(report.result as number);
+		Object.assign(report, summary);
+		summarized = true;
 	}
-	return report;
+	return summarized ? report : { ...report, ...summary };
+}
+
+/** The score a report had before, with its grade, and how far the stored score moved since. */
+export function previousScoreOf(previous: IDataObject, current: IDataObject): IDataObject {
+	const before = scoreOf(previous.result);
+	const after = scoreOf(current.result);
+	const previousResult = before === undefined ? null : storedScore(before);
+	return {
+		previousResult,
+		previousGrade: previousResult === null ? null : gradeOf(previousResult),
+		resultChange: previousResult === null || after === undefined ? null : storedScore(after) - previousResult,
+	};
 }
 
 /** A project as phpRank sends it (`result` is the sum of its scores), with their average and its grade. */

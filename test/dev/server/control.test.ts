@@ -72,6 +72,27 @@ describe('control API under {basePath}/__sim', () => {
 		expect((await control('POST', '/rate-limit', { maxAttempts: 'many' })).status).toBe(400);
 	});
 
+	it('injects after-handling faults on a share of requests from JSON', async () => {
+		expect((await control('POST', '/faults', { path: '/api/v1/reports', kind: 'delayAfterHandling', every: 2, times: 'Infinity' })).status).toBe(400);
+		expect((await control('POST', '/faults', { path: '/api/v1/reports', kind: 'delayAfterHandling', delayMs: 1, every: 2, times: 'Infinity' })).status).toBe(201);
+		for (let i = 0; i < 4; i++) expect((await call(server(), 'GET', '/api/v1/reports')).status).toBe(200);
+		expect(server().requests.map((request) => request.fault?.kind)).toEqual([undefined, 'delayAfterHandling', undefined, 'delayAfterHandling']);
+	});
+
+	it('changes a page, so that its re-analysis scores the changed page, and restores it', async () => {
+		await call(server(), 'POST', '/api/v1/reports', { form: { url: 'https://www.example.com/' } });
+		const before = server().reports()[0];
+		expect((await control('POST', '/pages', { url: 'example.com', quality: 0 })).status).toBe(200);
+		const worse = await call(server(), 'PUT', '/api/v1/reports/1', { form: { results: '1' } });
+		expect(worse.json.data.result).toBeCloseTo((3 / 71) * 100);
+		expect(Object.values(worse.json.data.results as Record<string, { passed: boolean }>).filter((check) => check.passed)).toHaveLength(1);
+		expect((await control('POST', '/pages', { url: 'https://example.com/', quality: null })).status).toBe(200);
+		const restored = await call(server(), 'PUT', '/api/v1/reports/1', { form: { results: '1' } });
+		expect(restored.json.data.result).toBe(before.score);
+		expect((await control('POST', '/pages', { url: 'example.com', quality: 2 })).json).toEqual({ error: 'A changed page needs a "quality" from 0 to 1' });
+		expect((await control('POST', '/pages', { quality: 1 })).status).toBe(400);
+	});
+
 	it('answers 404 for unknown control endpoints and is not part of the API', async () => {
 		expect((await control('GET', '/nothing')).status).toBe(404);
 		expect((await call(server(), 'POST', '/api/v1/__sim/reset')).status).toBe(404);

@@ -72,14 +72,14 @@ describe('fault injection', () => {
 			expect((await list()).status).toBe(200);
 		});
 
-		it('delay: holds the answer, then answers normally', async () => {
-			server().injectFault({ kind: 'delay', delayMs: 300 });
+		it.each(['delay', 'delayAfterHandling'] as const)('%s: holds the answer, then answers normally', async (kind) => {
+			server().injectFault({ kind, delayMs: 300 });
 			const started = Date.now();
 			const reply = await list();
 			expect(Date.now() - started).toBeGreaterThanOrEqual(290);
 			expect(reply.status).toBe(200);
 			expect(reply.json.meta.total).toBe(40);
-			expect(server().requests.at(-1)?.fault?.kind).toBe('delay');
+			expect(server().requests.at(-1)?.fault?.kind).toBe(kind);
 		});
 
 		it('delay: lets a client time out', async () => {
@@ -87,6 +87,41 @@ describe('fault injection', () => {
 			await expect(
 				request(`${server().url}/api/v1/reports`, { headersTimeout: 100, headers: { authorization: `Bearer ${server().apiKey}` } }),
 			).rejects.toThrow(/timeout/i);
+		});
+
+		it('dropAfterHandling: carries the create out, then closes the socket without the answer', async () => {
+			server().injectFault({ method: 'POST', path: '/api/v1/reports', kind: 'dropAfterHandling' });
+			const before = server().reports().length;
+			await expect(call(server(), 'POST', '/api/v1/reports', { form: { url: 'https://dropped.example.com/' } })).rejects.toThrow();
+			expect(server().reports().length).toBe(before + 1);
+			expect(server().reports().at(-1)?.url).toBe('dropped.example.com');
+			const recorded = server().requests.at(-1);
+			expect(recorded?.fault?.kind).toBe('dropAfterHandling');
+			expect(recorded?.status).toBeUndefined();
+		});
+
+		it('delayAfterHandling: carries the create out, then holds the answer so a client times out', async () => {
+			server().injectFault({ method: 'POST', path: '/api/v1/reports', kind: 'delayAfterHandling', delayMs: 1500 });
+			const before = server().reports().length;
+			await expect(
+				request(`${server().url}/api/v1/reports`, {
+					method: 'POST',
+					headersTimeout: 200,
+					headers: { authorization: `Bearer ${server().apiKey}`, accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded' },
+					body: 'url=https%3A%2F%2Fheld.example.com%2Fpage',
+				}),
+			).rejects.toThrow(/timeout/i);
+			expect(server().reports().length).toBe(before + 1);
+			expect(server().reports().at(-1)?.url).toBe('held.example.com/page');
+			expect(server().requests.at(-1)?.fault?.kind).toBe('delayAfterHandling');
+		});
+
+		it('after-handling kinds pass by requests the API refused, without counting them', async () => {
+			server().injectFault({ method: 'POST', path: '/api/v1/reports', kind: 'dropAfterHandling' });
+			const refused = await call(server(), 'POST', '/api/v1/reports', { form: { url: 'not a url' } });
+			expect(refused.status).toBe(422);
+			expect(server().requests.at(-1)?.fault).toBeUndefined();
+			await expect(call(server(), 'POST', '/api/v1/reports', { form: { url: 'https://example.com/next' } })).rejects.toThrow();
 		});
 
 		it('redirectLogin: 302 to the login page with an HTML body', async () => {
@@ -128,6 +163,18 @@ describe('fault injection', () => {
 			const statuses: number[] = [];
 			for (let i = 0; i < 4; i++) statuses.push((await list()).status);
 			expect(statuses).toEqual([200, 503, 503, 200]);
+		});
+
+		it('fires on every Nth matching request with every, times counting the firings', async () => {
+			server().injectFault({ path: '/api/v1/reports', kind: 'status', status: 503, every: 3, times: 2 });
+			const statuses: number[] = [];
+			for (let i = 0; i < 9; i++) statuses.push((await list()).status);
+			expect(statuses).toEqual([200, 200, 503, 200, 200, 503, 200, 200, 200]);
+		});
+
+		it('refuses an every that is not a whole number from 1', () => {
+			expect(() => server().injectFault({ kind: 'drop', every: 0 })).toThrow('"every" must be a whole number, 1 or more');
+			expect(() => server().injectFault({ kind: 'drop', every: 2.5 })).toThrow('"every" must be a whole number, 1 or more');
 		});
 
 		it('fires forever with times: Infinity until cleared', async () => {

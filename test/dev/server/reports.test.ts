@@ -141,6 +141,22 @@ describe('reports', () => {
 			expect(reply.json.data.created_at).toBe(before.createdAt);
 		});
 
+		it('re-analyzes a changed page with its new score and checks, keeping other reports as they were', async () => {
+			await create({ url: 'https://example.com/other' });
+			const [changing, other] = server().reports();
+			server().changePage(changing.url, { quality: 1 });
+			const unchanged = await call(server(), 'GET', '/api/v1/reports/1');
+			expect(unchanged.json.data.result).toBe(changing.result);
+			const reply = await call(server(), 'PUT', '/api/v1/reports/1', { form: { results: '1' } });
+			expect(reply.json.data.result).toBe(100);
+			expect(Object.values(reply.json.data.results as Record<string, { passed: boolean }>).every((check) => check.passed)).toBe(true);
+			expect((await call(server(), 'GET', '/api/v1/reports/1')).json.data.result).toBe(100);
+			expect((await call(server(), 'PUT', `/api/v1/reports/${other.id}`, { form: { results: '1' } })).json.data.result).toBe(other.score);
+			server().reset();
+			await create({ url: changing.targetUrl });
+			expect(server().reports()[0].score).toBe(changing.score);
+		});
+
 		it('does not re-analyze for results=0', async () => {
 			const reply = await call(server(), 'PUT', '/api/v1/reports/1', { form: { results: '0' } });
 			expect(Number.isInteger(reply.json.data.result)).toBe(true);

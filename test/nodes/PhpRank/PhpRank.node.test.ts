@@ -67,7 +67,7 @@ describe('phpRank node description', () => {
 				.filter((p) => p.type !== 'notice')
 				.map((p) => p.name)
 				.sort();
-		expect(names('report', 'create')).toEqual(['options', 'password', 'privacy', 'url']);
+		expect(names('report', 'create')).toEqual(['ifReportExists', 'options', 'password', 'privacy', 'url']);
 		expect(names('report', 'get')).toEqual(['options', 'reportId']);
 		expect(names('report', 'delete')).toEqual(['options', 'reportId']);
 		expect(names('report', 'update')).toEqual(['options', 'reportId', 'updateFields']);
@@ -85,7 +85,7 @@ describe('phpRank node description', () => {
 				.sort();
 		expect(optionNames('report', 'create')).toEqual(['maxRateLimitWait', 'omitResults']);
 		expect(optionNames('report', 'get')).toEqual(['maxRateLimitWait', 'omitResults']);
-		expect(optionNames('report', 'update')).toEqual(['maxRateLimitWait', 'omitResults']);
+		expect(optionNames('report', 'update')).toEqual(['includePreviousScore', 'maxRateLimitWait', 'omitResults']);
 		expect(optionNames('report', 'delete')).toEqual(['maxRateLimitWait']);
 		expect(optionNames('project', 'delete')).toEqual(['maxRateLimitWait']);
 		expect(optionNames('report', 'getAll')).toEqual(['maxRateLimitWait', 'omitResults', 'perPage', 'sort', 'sortBy']);
@@ -135,6 +135,28 @@ describe('phpRank node description', () => {
 		expect(password.description).toMatch(/required with Privacy: Password/);
 		expect(password.typeOptions?.password).toBe(true);
 		expect(property('report', 'create', 'url').required).toBe(true);
+	});
+
+	it('asks what to do when the URL already has a report, right after URL, creating another by default', () => {
+		const names = propertiesOf('report', 'create').map((p) => p.name);
+		expect(names.indexOf('ifReportExists')).toBe(names.indexOf('url') + 1);
+		const ifReportExists = property('report', 'create', 'ifReportExists');
+		expect(ifReportExists).toMatchObject({ displayName: 'If the URL Already Has a Report', type: 'options', noDataExpression: false });
+		expect(ifReportExists.default).toBe('createAnother');
+		expect(namesAndValues(ifReportExists)).toEqual([
+			['Create Another Report', 'createAnother'],
+			['Re-Analyze the Existing Report', 'reanalyzeExisting'],
+			['Return the Existing Report', 'returnExisting'],
+		]);
+		expect(ifReportExists.description).toMatch(/Privacy and Password apply only when a report is created/);
+		expect(ifReportExists.routing).toBeUndefined();
+	});
+
+	it('offers Add Previous Score on Update only, off by default', () => {
+		const addPreviousScore = nested(property('report', 'update', 'options'), 'includePreviousScore');
+		expect(addPreviousScore).toMatchObject({ displayName: 'Add Previous Score', type: 'boolean', default: false });
+		expect(addPreviousScore.displayOptions?.show).toEqual({ '/resource': ['report'], '/operation': ['update'] });
+		expect(addPreviousScore.description).toMatch(/Re-Analyze, reads the report first.*previousResult, previousGrade and resultChange/);
 	});
 
 	it('updates privacy, password and re-analysis', () => {

@@ -1,12 +1,37 @@
-import type { IDataObject, IExecuteSingleFunctions, IHttpRequestOptions, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecutePaginationFunctions,
+	NodeApiError,
+	IExecuteSingleFunctions,
+	IHttpRequestOptions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 import { passwordField, privacyField } from '../../shared/descriptions';
-import { operation, returnReport } from '../../shared/operations';
-import { FORM_HEADERS } from '../../shared/transport';
+import { gotNoAnswer } from '../../shared/errors';
+import { previousScoreOf, recordOf, shapeReport, toItems } from '../../shared/items';
+import { oneAtATime } from '../../shared/oneAtATime';
+import { operation, planOf, runOptionsOf, send } from '../../shared/operations';
+import type { RequestData, RunOptions } from '../../shared/operations';
+import { reportAddressOf } from '../../shared/reportUrl';
+import type { ReportAddress } from '../../shared/reportUrl';
+import { relatedRequest } from '../../shared/requests';
+import { FORM_HEADERS, sendRequest } from '../../shared/transport';
 import { updateDisplayOptions } from '../../shared/displayOptions';
-import { parseHttpUrl, parseOption, requirePassword } from '../../shared/validation';
-import { PRIVACY, PRIVACY_OPTIONS } from '../../shared/values';
+import { failInput, parseHttpUrl, parseOption, quoted, requirePassword, toPathSegment } from '../../shared/validation';
+import {
+	CREATE_OUTCOME,
+	IF_REPORT_EXISTS,
+	IF_REPORT_EXISTS_OPTIONS,
+	PRIVACY,
+	PRIVACY_OPTIONS,
+} from '../../shared/values';
+import type { IfReportExists } from '../../shared/values';
+import { findReport } from './existingReport';
 
 const showOnlyForReportCreate = { resource: ['report'], operation: ['create'] };
+
+const IF_REPORT_EXISTS_FIELD = 'If the URL Already Has a Report';
 
 const properties: INodeProperties[] = [
 	{
@@ -19,6 +44,16 @@ const properties: INodeProperties[] = [
 		description: 'The web page to analyze; phpRank fetches it and scores it from 0 to 100',
 		routing: { send: { type: 'body', property: 'url' } },
 	},
+	{
+		displayName: IF_REPORT_EXISTS_FIELD,
+		name: 'ifReportExists',
+		type: 'options',
+		noDataExpression: false,
+		options: IF_REPORT_EXISTS_OPTIONS,
+		default: 'createAnother',
+		description:
+			'What to do when phpRank already holds a report of this URL, compared as phpRank writes URLs (no scheme, no www., no trailing slash on a bare host), so that re-runs create no duplicates. Privacy and Password apply only when a report is created.',
+	},
 	privacyField(),
 	// Not `required`: n8n would then demand it whenever Privacy is an expression, even one giving 0 or 1.
 	// validateReportCreate requires it when the privacy turns out to be Password.
@@ -28,6 +63,103 @@ const properties: INodeProperties[] = [
 	}),
 ];
 
+interface Outcome {
+	record: IDataObject;
+	/** What the item says about it: `outcome`, and the previous score of a re-analyzed report. */
+	additions: IDataObject;
+}
+
+const isCancelled = (context: IExecutePaginationFunctions) => context.getExecutionCancelSignal?.()?.aborted === true;
+
+async function createOnce(context: IExecutePaginationFunctions, requestData: RequestData, runOptions: RunOptions): Promise<IDataObject> {
+	return recordOf(context, await send(context, requestData, runOptions));
+}
+
+const SENT_AGAIN_UNANSWERED =
+	'The create got no answer twice. After the first, phpRank held no report of the URL, so the create was sent once more; phpRank may have carried that one out. Running this item again is safe: it returns the report if phpRank holds one.';
+
+/**
+ * A create whose answer never came may or may not have been carried out. phpRank is asked: the report
+ * it holds is this create's; without one, the create is sent once more, and only once.
+ */
+async function createSettled(
+	context: IExecutePaginationFunctions,
+	requestData: RequestData,
+	runOptions: RunOptions,
+	address: ReportAddress,
+): Promise<IDataObject> {
+	const answered = await createOnce(context, requestData, runOptions).catch((error: unknown) => {
+		if (gotNoAnswer(error) && !isCancelled(context)) return undefined;
+		throw error;
+	});
+	if (answered !== undefined) return answered;
+	const created = await findReport(context, requestData, runOptions, address);
+	if (created !== undefined) return created;
+	return await createOnce(context, requestData, runOptions).catch((error: unknown) => {
+		if (gotNoAnswer(error)) (error as NodeApiError).description = SENT_AGAIN_UNANSWERED;
+		throw error;
+	});
+}
+
+async function reanalyze(
+	context: IExecutePaginationFunctions,
+	requestData: RequestData,
+	runOptions: RunOptions,
+	existing: IDataObject,
+): Promise<Outcome> {
+	const options = relatedRequest(requestData.options, {
+		method: 'PUT',
+		url: `/reports/${toPathSegment(String(existing.id))}`,
+		body: { results: 1 },
+	});
+	const subject = { name: `Report ${String(existing.id)}`, operation: 'update' };
+	const body = await sendRequest(context, { ...planOf(context, requestData, runOptions, options), subjectOf: () => subject });
+	const record = recordOf(context, body);
+	return { record, additions: { outcome: CREATE_OUTCOME.reanalyzed, ...previousScoreOf(existing, record) } };
+}
+
+async function createUnlessExists(
+	context: IExecutePaginationFunctions,
+	requestData: RequestData,
+	runOptions: RunOptions,
+	choice: IfReportExists,
+): Promise<Outcome> {
+	const address = reportAddressOf(String((requestData.options.body as IDataObject).url));
+	// Rows of one run with the same URL go one after another, so that the later ones find the first one's report.
+	return await oneAtATime(`${String(requestData.options.baseURL)}\n${address.url}`, async () => {
+		const existing = await findReport(context, requestData, runOptions, address);
+		if (existing === undefined) {
+			return { record: await createSettled(context, requestData, runOptions, address), additions: { outcome: CREATE_OUTCOME.created } };
+		}
+		if (choice === IF_REPORT_EXISTS.reanalyzeExisting) return await reanalyze(context, requestData, runOptions, existing);
+		return { record: existing, additions: { outcome: CREATE_OUTCOME.existing } };
+	});
+}
+
+function parseIfReportExists(context: IExecutePaginationFunctions, value: unknown): IfReportExists {
+	const choice = IF_REPORT_EXISTS_OPTIONS.find((option) => option.value === value);
+	if (choice === undefined) {
+		// n8n swaps an error message holding "EEXIST", in any case, for one about files, and
+		// "reanalyzeExisting" holds it: the choices go into the description.
+		failInput(
+			context,
+			`${IF_REPORT_EXISTS_FIELD} must be one of its ${IF_REPORT_EXISTS_OPTIONS.length} choices; got ${quoted(value)}`,
+			`The choices: ${IF_REPORT_EXISTS_OPTIONS.map(({ name, value }) => `${String(value)} (${name})`).join(', ')}.`,
+		);
+	}
+	return choice.value as IfReportExists;
+}
+
+async function createReport(this: IExecutePaginationFunctions, requestData: RequestData): Promise<INodeExecutionData[]> {
+	const runOptions = runOptionsOf(this);
+	const choice = parseIfReportExists(this, this.getNodeParameter('ifReportExists', IF_REPORT_EXISTS.createAnother));
+	const { record, additions } =
+		choice === IF_REPORT_EXISTS.createAnother
+			? { record: await createOnce(this, requestData, runOptions), additions: { outcome: CREATE_OUTCOME.created } }
+			: await createUnlessExists(this, requestData, runOptions, choice);
+	return toItems(this, [record], (report) => shapeReport(report, runOptions, additions));
+}
+
 export const reportCreateOperation = operation(
 	{
 		name: 'Create',
@@ -36,7 +168,7 @@ export const reportCreateOperation = operation(
 		description: 'Create a report',
 	},
 	{ method: 'POST', url: '/reports', headers: FORM_HEADERS },
-	returnReport,
+	createReport,
 	[validateReportCreate],
 );
 

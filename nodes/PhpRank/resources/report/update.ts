@@ -1,7 +1,17 @@
-import type { IDataObject, IExecuteSingleFunctions, IHttpRequestOptions, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecutePaginationFunctions,
+	IExecuteSingleFunctions,
+	IHttpRequestOptions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 import { passwordField, privacyField } from '../../shared/descriptions';
 import { updateDisplayOptions } from '../../shared/displayOptions';
-import { operation, returnReport } from '../../shared/operations';
+import { previousScoreOf, recordOf, shapeReport, toItems } from '../../shared/items';
+import { operation, runOptionsOf, send } from '../../shared/operations';
+import type { RequestData } from '../../shared/operations';
+import { relatedRequest } from '../../shared/requests';
 import { setReportPath } from '../../shared/paths';
 import { FORM_HEADERS } from '../../shared/transport';
 import { failInput, parseBoolean, parseOption, requirePassword } from '../../shared/validation';
@@ -31,6 +41,21 @@ const properties: INodeProperties[] = [
 	},
 ];
 
+/**
+ * With Add Previous Score, a re-analysis reads the report first. Without a re-analysis the score cannot
+ * change, so the answer's own score is the previous one, and nothing is read.
+ */
+async function updateReport(this: IExecutePaginationFunctions, requestData: RequestData): Promise<INodeExecutionData[]> {
+	const runOptions = runOptionsOf(this);
+	const addPreviousScore = parseBoolean(this, 'Add Previous Score', runOptions.includePreviousScore ?? false);
+	const reanalyzes = (requestData.options.body as IDataObject).results === 1;
+	const read = relatedRequest(requestData.options, { method: 'GET', url: String(requestData.options.url) });
+	const previous = addPreviousScore && reanalyzes ? recordOf(this, await send(this, requestData, runOptions, read)) : undefined;
+	const record = recordOf(this, await send(this, requestData, runOptions));
+	const additions = addPreviousScore ? previousScoreOf(previous ?? record, record) : {};
+	return toItems(this, [record], (report) => shapeReport(report, runOptions, additions));
+}
+
 export const reportUpdateOperation = operation(
 	{
 		name: 'Update',
@@ -39,7 +64,7 @@ export const reportUpdateOperation = operation(
 		description: 'Update a report',
 	},
 	{ method: 'PUT', headers: FORM_HEADERS },
-	returnReport,
+	updateReport,
 	[setReportPath, validateReportUpdate],
 );
 

@@ -15,6 +15,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import type { ExecutionBaseError, IDataObject, INodeExecutionData } from 'n8n-workflow';
 import fc from 'fast-check';
 
+import { parseReportTarget } from '../../../../dev/server/reportUrl';
 import { apiRequests, runPhpRank, useServer } from '../../../support/phpRank';
 import type { PhpRankServer, RecordedRequest } from '../../../support/phpRank';
 
@@ -197,6 +198,8 @@ const PLAUSIBLE = {
 	sort: validOrNear(['desc', 'asc'], ['DESC', 'ascending', ' asc', '']),
 	perPage: validOrNear([10, 25, 50, 100, '10', '25', ' 50 '], [5, 0, 101, 20, 25.5, '', '1e2']),
 	reanalyze: validOrNear([true, false, 'true', 'false', 1, 0, '1', '0'], ['yes', '', 2]),
+	ifReportExists: validOrNear(['createAnother', 'returnExisting', 'reanalyzeExisting'], ['ReturnExisting', 'return', 'reanalyze', '', 1, true]),
+	includePreviousScore: validOrNear([true, false, 'true', 'false', 1, 0], ['yes', '', 2]),
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -372,6 +375,45 @@ interface Operation {
 	fields: string[];
 	/** Contract violations of one request of this operation, given the run's inputs. */
 	check: (request: RecordedRequest, index: number, all: RecordedRequest[], run: Case) => string[];
+	/** Requests one item may take, when more than one: a lookup or a read before the request itself. */
+	requestsPerItem?: number;
+}
+
+const DUPLICATE_SAFE_CHOICES = ['returnExisting', 'reanalyzeExisting'];
+
+/** A lookup of the created URL: phpRank's search for it in its own form, within its project, sorted by URL. */
+function checkLookup(request: RecordedRequest, index: number, all: RecordedRequest[], run: Case): string[] {
+	const problems = [...expectRoute(request, 'GET', '/api/v1/reports'), ...expectNoBody(request)];
+	if (!DUPLICATE_SAFE_CHOICES.includes(run.supplies.ifReportExists?.value as string)) {
+		problems.push(`a lookup with If the URL Already Has a Report ${JSON.stringify(run.supplies.ifReportExists?.value)}`);
+	}
+	const lookups = all.filter((candidate) => candidate.method === 'GET');
+	problems.push(
+		...checkListQuery(request, lookups.indexOf(request), lookups, {
+			search: 'text',
+			search_by: ['url'],
+			project: 'text',
+			sort_by: ['url'],
+			sort: ['asc'],
+		}),
+	);
+	const created = all.find((candidate) => candidate.method === 'POST')?.body.url;
+	const target = typeof created === 'string' ? parseReportTarget(created) : undefined;
+	if (target && (request.query.search !== target.url || request.query.project !== target.project)) {
+		problems.push(`looked up ${request.query.search} in ${request.query.project}, created ${target.url} in ${target.project}`);
+	}
+	if (index !== 0) problems.push('a lookup after the create');
+	return problems;
+}
+
+/** The re-analysis of the report the lookup found: nothing but results=1, never privacy or a password. */
+function checkReanalysisOfExisting(request: RecordedRequest, index: number, all: RecordedRequest[], run: Case): string[] {
+	const problems: string[] = [];
+	if (run.supplies.ifReportExists?.value !== 'reanalyzeExisting') problems.push('a re-analysis without Re-Analyze the Existing Report');
+	if (!/^\/api\/v1\/reports\/[1-9][0-9]*$/.test(request.rawPath)) problems.push(`re-analysis of ${request.rawPath}`);
+	if (index !== 1 || all[0].method !== 'GET' || all[0].status !== 200) problems.push('a re-analysis without a lookup before it');
+	if (request.rawBody !== 'results=1') problems.push(`re-analysis sent "${request.rawBody.slice(0, 80)}"`);
+	return [...problems, ...expectNoQuery(request)];
 }
 
 const OPERATIONS: Operation[] = [
@@ -380,19 +422,25 @@ const OPERATIONS: Operation[] = [
 		operation: 'create',
 		specs: [
 			{ path: 'url', kind: 'string', baseline: 'https://example.com/page', required: 'URL', plausible: PLAUSIBLE.url },
+			{ path: 'ifReportExists', kind: 'options', plausible: PLAUSIBLE.ifReportExists },
 			{ path: 'privacy', kind: 'options', baseline: 0, plausible: PLAUSIBLE.privacy },
 			{ path: 'password', kind: 'string', required: 'Password', plausible: PLAUSIBLE.password },
 		],
-		fields: ['URL', 'Privacy', 'Password'],
-		check: (request, _index, _all, run) => [
-			...expectRoute(request, 'POST', '/api/v1/reports'),
-			...expectNoQuery(request),
-			...expectForm(request, ['url', 'privacy', 'password']),
-			...checkUrlField(request.body.url),
-			...expectSent(request.body.url, run.supplies.url, 'url', (value) => value.trim()),
-			...checkPrivacyAndPassword(request, true),
-			...expectSent(request.body.password, run.supplies.password, 'password'),
-		],
+		fields: ['URL', 'Privacy', 'Password', 'If the URL Already Has a Report'],
+		requestsPerItem: 2,
+		check: (request, index, all, run) => {
+			if (request.method === 'GET') return checkLookup(request, index, all, run);
+			if (request.method === 'PUT') return checkReanalysisOfExisting(request, index, all, run);
+			return [
+				...expectRoute(request, 'POST', '/api/v1/reports'),
+				...expectNoQuery(request),
+				...expectForm(request, ['url', 'privacy', 'password']),
+				...checkUrlField(request.body.url),
+				...expectSent(request.body.url, run.supplies.url, 'url', (value) => value.trim()),
+				...checkPrivacyAndPassword(request, true),
+				...expectSent(request.body.password, run.supplies.password, 'password'),
+			];
+		},
 	},
 	{
 		resource: 'report',
@@ -433,9 +481,22 @@ const OPERATIONS: Operation[] = [
 			{ path: 'updateFields.privacy', kind: 'options', baseline: 1, plausible: PLAUSIBLE.privacy },
 			{ path: 'updateFields.password', kind: 'string', plausible: PLAUSIBLE.password },
 			{ path: 'updateFields.reanalyze', kind: 'boolean', plausible: PLAUSIBLE.reanalyze },
+			{ path: 'options.includePreviousScore', kind: 'boolean', plausible: PLAUSIBLE.includePreviousScore },
 		],
-		fields: ['Report ID', 'Update Fields', 'Privacy', 'Password', 'Re-Analyze'],
-		check: (request, _index, _all, run) => [
+		fields: ['Report ID', 'Update Fields', 'Privacy', 'Password', 'Re-Analyze', 'Add Previous Score'],
+		requestsPerItem: 2,
+		check: (request, index, all, run) => {
+			if (request.method === 'GET') {
+				return [
+					...expectReportPath(request, 'GET', run.supplies.reportId),
+					...expectNoQuery(request),
+					...expectNoBody(request),
+					...(index === 0 && all[1]?.rawPath === request.rawPath && all[1]?.body.results === '1'
+						? []
+						: ['a read that is not followed by the re-analysis of the same report']),
+				];
+			}
+			return [
 			...expectReportPath(request, ['PUT', 'PATCH'], run.supplies.reportId),
 			...expectNoQuery(request),
 			...expectForm(request, ['privacy', 'password', 'results']),
@@ -445,7 +506,8 @@ const OPERATIONS: Operation[] = [
 			...(request.body.results === undefined || ['0', '1'].includes(request.body.results as string)
 				? []
 				: [`results=${JSON.stringify(request.body.results)} is not 0 or 1`]),
-		],
+			];
+		},
 	},
 	{
 		resource: 'report',
@@ -518,6 +580,8 @@ const ALL_FIELDS = [
 	'Page Size',
 	'Update Fields',
 	'Re-Analyze',
+	'If the URL Already Has a Report',
+	'Add Previous Score',
 ];
 
 /** The field a refusal names: the longest known field name the message starts with. */
@@ -799,7 +863,7 @@ async function judge(operation: Operation, run: Case): Promise<void> {
 		...expectAuthenticated(request, phpRank),
 	]);
 	if (problems.length > 0) throw new Error(`requests outside the contract: ${problems.join('; ')}${context()}`);
-	if (operation.operation !== 'getAll' && requests.length !== 1) {
+	if (operation.operation !== 'getAll' && requests.length > (operation.requestsPerItem ?? 1)) {
 		throw new Error(`${requests.length} requests for one item${context()}`);
 	}
 

@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 import { createPoller } from '../../../../dev/engine';
-import { apiRequests, credentialsFor, useServer } from '../../../support/phpRank';
+import { apiRequests, credentialsFor, failedChecksOnServer, useServer } from '../../../support/phpRank';
 import { createReports, deleteReport } from './phpRankApi';
 
 const server = useServer({}, (phpRank) => phpRank.seedReports(20));
@@ -43,6 +43,9 @@ describe('phpRank Trigger: New Report', () => {
 		expect(reports.map((report) => report.id)).toEqual(ids);
 		expect(reports.every((report) => ['good', 'decent', 'bad'].includes(report.grade as string))).toBe(true);
 		expect(reports[0]).toEqual(expect.objectContaining({ url: 'new.example.com/page-0', results: expect.any(Object) }));
+		for (const report of reports) {
+			expect(report.failedChecks).toEqual(failedChecksOnServer(server().reports().find((stored) => stored.id === report.id)!));
+		}
 		expect(await poller.poll()).toBeNull();
 	});
 

@@ -1,4 +1,4 @@
-import { apiRequests, inputErrorOf, runPhpRank, useServer } from '../../../../support/phpRank';
+import { apiRequests, failedChecksOnServer, inputErrorOf, requestLines, runPhpRank, useServer } from '../../../../support/phpRank';
 
 const server = useServer();
 
@@ -31,6 +31,17 @@ describe('Report > Create', () => {
 		expect(items[0].json.grade).toBe(stored.score > 79 ? 'good' : stored.score >= 49 ? 'decent' : 'bad');
 		expect(Object.keys(items[0].json.results as object).length).toBeGreaterThan(30);
 		expect(items[0].pairedItem).toEqual({ item: 0 });
+		expect(Object.keys(items[0].json).slice(0, 7)).toEqual(['id', 'url', 'project', 'result', 'grade', 'outcome', 'failedChecks']);
+		expect(items[0].json.outcome).toBe('created');
+		expect(items[0].json.failedChecks).toEqual(failedChecksOnServer(stored));
+	});
+
+	it('keeps the failed checks when the per-check results are left out', async () => {
+		const { items, error } = await runPhpRank(server(), create({ options: { omitResults: true } }));
+
+		expect(error).toBeUndefined();
+		expect(items[0].json.results).toBeUndefined();
+		expect(items[0].json.failedChecks).toEqual(failedChecksOnServer(server().reports()[0]));
 	});
 
 	it.each([
@@ -130,5 +141,271 @@ describe('Report > Create', () => {
 			'phpRank rejected the input (422): url: The url format is invalid.; privacy: The privacy must be between 0 and 2.',
 		);
 		expect(error?.description).toBe('Fix the fields named above and run the node again.');
+	});
+});
+
+const URL = 'https://example.com/blog/';
+
+/** Reports phpRank already holds, created the way an earlier run would have. */
+async function existingReports(...urls: string[]): Promise<number[]> {
+	const { items, error } = await runPhpRank(server(), create({ url: '={{ $json.url }}' }), { items: urls.map((url) => ({ url })) });
+	expect(error).toBeUndefined();
+	server().clearRequests();
+	return items.map((item) => item.json.id as number);
+}
+
+const lookup = (url: string, project: string) =>
+	`GET /api/v1/reports?${new URLSearchParams({ search: url, search_by: 'url', project, sort_by: 'url', sort: 'asc', per_page: '100', page: '1' })}`;
+
+const sent = () => apiRequests(server()).map((request) => `${request.method} ${request.rawPath}${request.rawQuery ? `?${request.rawQuery}` : ''}`);
+
+describe('Report > Create: If the URL Already Has a Report', () => {
+	describe('Create Another Report (the default)', () => {
+		it('posts once, without a lookup, even when the URL has a report', async () => {
+			await existingReports(URL);
+
+			const { items, error } = await runPhpRank(server(), create({ ifReportExists: 'createAnother' }));
+
+			expect(error).toBeUndefined();
+			expect(requestLines(server())).toEqual(['POST /api/v1/reports']);
+			expect(server().reports()).toHaveLength(2);
+			expect(items[0].json).toMatchObject({ id: 2, outcome: 'created' });
+		});
+	});
+
+	describe('Return the Existing Report', () => {
+		it('looks the URL up once and outputs the report phpRank holds, creating nothing', async () => {
+			const [id] = await existingReports(URL);
+
+			const { items, error } = await runPhpRank(server(), create({ ifReportExists: 'returnExisting' }));
+
+			expect(error).toBeUndefined();
+			expect(sent()).toEqual([lookup('example.com/blog/', 'example.com')]);
+			expect(server().reports()).toHaveLength(1);
+			const stored = server().reports()[0];
+			expect(items[0].json).toMatchObject({ id, url: 'example.com/blog/', result: stored.result, outcome: 'existing' });
+			expect(Object.keys(items[0].json).slice(3, 7)).toEqual(['result', 'grade', 'outcome', 'failedChecks']);
+			expect(items[0].json.failedChecks).toEqual(failedChecksOnServer(stored));
+			expect(items[0].pairedItem).toEqual({ item: 0 });
+		});
+
+		it('creates the report when there is none: one lookup, then the POST', async () => {
+			const { items, error } = await runPhpRank(server(), create({ ifReportExists: 'returnExisting' }));
+
+			expect(error).toBeUndefined();
+			expect(sent()).toEqual([lookup('example.com/blog/', 'example.com'), 'POST /api/v1/reports']);
+			expect(items[0].json).toMatchObject({ id: server().reports()[0].id, outcome: 'created' });
+		});
+
+		it('applies Privacy and Password only to a report it creates', async () => {
+			await existingReports(URL);
+			const parameters = create({ ifReportExists: 'returnExisting', privacy: 2, password: 'open sesame' });
+
+			const existing = await runPhpRank(server(), parameters);
+			const created = await runPhpRank(server(), { ...parameters, url: 'https://example.com/new' });
+
+			expect(existing.items[0].json).toMatchObject({ outcome: 'existing', privacy: 0, password: false });
+			expect(created.items[0].json).toMatchObject({ outcome: 'created', password: true });
+			expect(server().reports().map((report) => [report.url, report.privacy, report.password])).toEqual([
+				['example.com/blog/', 0, null],
+				['example.com/new', 2, 'open sesame'],
+			]);
+			expect(JSON.stringify([existing.items, created.items])).not.toContain('open sesame');
+		});
+
+		it('returns the newest of several reports of the URL', async () => {
+			const ids = await existingReports(URL, 'https://example.com/blog/more', URL);
+
+			const { items } = await runPhpRank(server(), create({ ifReportExists: 'returnExisting' }));
+
+			expect(items[0].json).toMatchObject({ id: Math.max(ids[0], ids[2]), outcome: 'existing' });
+		});
+
+		it('creates one report for rows of one run that share a URL, returning it for the later rows', async () => {
+			const rows = [{ url: URL }, { url: 'http://www.example.com/blog/' }, { url: 'https://example.com/other' }, { url: URL }];
+
+			const { items, error } = await runPhpRank(server(), create({ url: '={{ $json.url }}', ifReportExists: 'returnExisting' }), {
+				items: rows,
+			});
+
+			expect(error).toBeUndefined();
+			expect(server().reports().map((report) => report.url).sort()).toEqual(['example.com/blog/', 'example.com/other']);
+			expect(apiRequests(server()).filter((request) => request.method === 'POST')).toHaveLength(2);
+			expect(items.map((item) => [item.json.url, item.json.outcome, item.pairedItem])).toEqual([
+				['example.com/blog/', 'created', { item: 0 }],
+				['example.com/blog/', 'existing', { item: 1 }],
+				['example.com/other', 'created', { item: 2 }],
+				['example.com/blog/', 'existing', { item: 3 }],
+			]);
+		});
+
+		it.each([
+			['the scheme', 'https://example.com/blog/', 'http://example.com/blog/'],
+			['www.', 'https://www.example.com/blog/', 'https://example.com/blog/'],
+			['www. the other way round', 'https://example.com/blog/', 'https://www.example.com/blog/'],
+			['a trailing slash on a bare host', 'https://example.com/', 'https://example.com'],
+			['a trailing slash on a bare host the other way round', 'http://www.example.com', 'https://example.com/'],
+			['the case of the host', 'https://Example.COM/blog/', 'https://example.com/blog/'],
+			['a fragment', 'https://example.com/blog/#top', 'https://example.com/blog/'],
+			['the default port', 'https://example.com:443/blog/', 'https://example.com/blog/'],
+			['the same query string', 'https://example.com/search?q=seo&page=2', 'http://www.example.com/search?q=seo&page=2'],
+			['a query string on a bare host', 'https://example.com/?ref=mail', 'https://www.example.com/?ref=mail'],
+		])('finds the report whatever %s', async (_, storedAs, typed) => {
+			const [id] = await existingReports(storedAs);
+
+			const { items, error } = await runPhpRank(server(), create({ url: typed, ifReportExists: 'returnExisting' }));
+
+			expect(error).toBeUndefined();
+			expect(requestLines(server())).toEqual(['GET /api/v1/reports']);
+			expect(items[0].json).toMatchObject({ id, outcome: 'existing' });
+		});
+
+		it.each([
+			['a trailing slash on a path', 'https://example.com/blog/', 'https://example.com/blog'],
+			['the case of a path', 'https://example.com/Blog/', 'https://example.com/blog/'],
+			['another query string', 'https://example.com/search?q=seo', 'https://example.com/search?q=SEO'],
+			['a query string left out', 'https://example.com/search?q=seo', 'https://example.com/search'],
+			['a sub-domain', 'https://blog.example.com/', 'https://example.com/'],
+			['another port', 'https://example.com:8443/', 'https://example.com/'],
+			['a longer path', 'https://example.com/blog/post', 'https://example.com/blog/'],
+		])('creates a report when only %s differs', async (_, storedAs, typed) => {
+			await existingReports(storedAs);
+
+			const { items, error } = await runPhpRank(server(), create({ url: typed, ifReportExists: 'returnExisting' }));
+
+			expect(error).toBeUndefined();
+			expect(requestLines(server())).toEqual(['GET /api/v1/reports', 'POST /api/v1/reports']);
+			expect(items[0].json.outcome).toBe('created');
+			expect(server().reports()).toHaveLength(2);
+		});
+
+		describe('when a full page of other URLs containing this one comes first', () => {
+			const others = (count: number) => Array.from({ length: count }, (_, index) => `https://example.com/a?ref=example.com/blog/${index}`);
+
+			it('reads the next page, and finds the report there', async () => {
+				await existingReports(...others(100));
+				const [id] = await existingReports(URL);
+
+				const { items } = await runPhpRank(server(), create({ ifReportExists: 'returnExisting' }));
+
+				expect(apiRequests(server()).map((request) => `${request.method} page ${request.query.page ?? '-'}`)).toEqual(['GET page 1', 'GET page 2']);
+				expect(items[0].json).toMatchObject({ id, outcome: 'existing' });
+			});
+
+			it('reads only the page there is when it is full, and creates the report', async () => {
+				await existingReports(...others(100));
+
+				await runPhpRank(server(), create({ ifReportExists: 'returnExisting' }));
+
+				expect(apiRequests(server()).map((request) => `${request.method} page ${request.query.page ?? '-'}`)).toEqual(['GET page 1', 'POST page -']);
+			});
+
+			it('reads the next page, and creates the report when it is not there', async () => {
+				await existingReports(...others(130));
+
+				const { items } = await runPhpRank(server(), create({ ifReportExists: 'returnExisting' }));
+
+				expect(apiRequests(server()).map((request) => `${request.method} page ${request.query.page ?? '-'}`)).toEqual([
+					'GET page 1',
+					'GET page 2',
+					'POST page -',
+				]);
+				expect(items[0].json.outcome).toBe('created');
+			});
+		});
+
+		it('fails the item when the lookup fails, creating nothing', async () => {
+			server().injectFault({ method: 'GET', path: '/api/v1/reports', kind: 'status', status: 500 });
+
+			const { error } = await runPhpRank(server(), create({ ifReportExists: 'returnExisting' }));
+
+			expect(error?.message).toMatch(/^phpRank failed to process the request \(500\)/);
+			expect(requestLines(server())).toEqual(['GET /api/v1/reports']);
+			expect(server().reports()).toHaveLength(0);
+		});
+	});
+
+	describe('Re-Analyze the Existing Report', () => {
+		it('looks the URL up and re-analyzes the report: the lookup and one PUT, with the previous score', async () => {
+			const [id] = await existingReports(URL);
+			const before = server().reports()[0];
+			server().changePage(URL, { quality: 0 });
+
+			const { items, error } = await runPhpRank(server(), create({ ifReportExists: 'reanalyzeExisting' }));
+
+			expect(error).toBeUndefined();
+			expect(sent()).toEqual([lookup('example.com/blog/', 'example.com'), `PUT /api/v1/reports/${id}`]);
+			expect(apiRequests(server())[1].body).toEqual({ results: '1' });
+			const after = server().reports()[0];
+			expect(after.result).toBeLessThan(before.result);
+			expect(items[0].json).toMatchObject({
+				id,
+				result: after.result,
+				grade: 'bad',
+				outcome: 'reanalyzed',
+				previousResult: before.result,
+				previousGrade: before.result > 79 ? 'good' : before.result >= 49 ? 'decent' : 'bad',
+				resultChange: after.result - before.result,
+			});
+			expect(Object.keys(items[0].json).slice(3, 11)).toEqual([
+				'result',
+				'grade',
+				'outcome',
+				'previousResult',
+				'previousGrade',
+				'resultChange',
+				'failedChecks',
+				'results',
+			]);
+			expect(items[0].json.failedChecks).toEqual(failedChecksOnServer(after));
+			expect(server().reports()).toHaveLength(1);
+		});
+
+		it('says the change is 0 when the page did not change', async () => {
+			await existingReports(URL);
+
+			const { items } = await runPhpRank(server(), create({ ifReportExists: 'reanalyzeExisting' }));
+
+			expect(items[0].json).toMatchObject({ outcome: 'reanalyzed', previousResult: items[0].json.result, resultChange: 0 });
+		});
+
+		it('creates the report when there is none: one lookup, then the POST, with no previous score', async () => {
+			const { items, error } = await runPhpRank(server(), create({ ifReportExists: 'reanalyzeExisting', privacy: 1 }));
+
+			expect(error).toBeUndefined();
+			expect(requestLines(server())).toEqual(['GET /api/v1/reports', 'POST /api/v1/reports']);
+			expect(apiRequests(server())[1].body).toEqual({ url: URL, privacy: '1' });
+			expect(items[0].json.outcome).toBe('created');
+			expect(items[0].json).not.toHaveProperty('previousResult');
+		});
+
+		it('never sends Privacy or Password with the re-analysis', async () => {
+			await existingReports(URL);
+
+			await runPhpRank(server(), create({ ifReportExists: 'reanalyzeExisting', privacy: 2, password: 'open sesame' }));
+
+			expect(apiRequests(server())[1].rawBody).toBe('results=1');
+			expect(server().reports()[0]).toMatchObject({ privacy: 0, password: null });
+		});
+	});
+
+	it('refuses a choice it does not know, naming the allowed ones, before any request', async () => {
+		const { error } = await runPhpRank(server(), create({ ifReportExists: '={{ "skip" }}' }));
+
+		expect(error?.message).toBe('If the URL Already Has a Report must be one of its 3 choices; got "skip"');
+		expect(inputErrorOf(error).description).toBe(
+			'The choices: createAnother (Create Another Report), reanalyzeExisting (Re-Analyze the Existing Report), returnExisting (Return the Existing Report).',
+		);
+		expect(apiRequests(server())).toHaveLength(0);
+	});
+
+	it('takes the choice from an expression per item', async () => {
+		await existingReports(URL);
+
+		const { items } = await runPhpRank(server(), create({ ifReportExists: '={{ $json.choice }}' }), {
+			items: [{ choice: 'returnExisting' }, { choice: 'createAnother' }],
+		});
+
+		expect(items.map((item) => item.json.outcome)).toEqual(['existing', 'created']);
 	});
 });

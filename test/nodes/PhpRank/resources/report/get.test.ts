@@ -1,4 +1,4 @@
-import { apiRequests, byId, fromList, inputErrorOf, runPhpRank, useServer } from '../../../../support/phpRank';
+import { apiRequests, byId, failedChecksOnServer, fromList, inputErrorOf, runPhpRank, useServer } from '../../../../support/phpRank';
 
 const server = useServer({}, (phpRank) => phpRank.seedReports(12));
 
@@ -31,6 +31,40 @@ describe('Report > Get', () => {
 		expect(Object.keys(full.results as object).length).toBeGreaterThan(30);
 		const { results: _results, ...rest } = full;
 		expect(lean).toEqual(rest);
+	});
+
+	it('lists the checks the report failed by importance, in phpRank\'s order, also without the per-check results', async () => {
+		const full = (await runPhpRank(server(), get(byId('7')))).items[0].json;
+		const lean = (await runPhpRank(server(), { ...get(byId('7')), options: { omitResults: true } })).items[0].json;
+
+		const results = full.results as Record<string, { passed: boolean; importance: string }>;
+		const failedIn = (importance: string) =>
+			Object.entries(results)
+				.filter(([, check]) => check.passed === false && check.importance === importance)
+				.map(([name]) => name);
+		expect(full.failedChecks).toEqual({ high: failedIn('high'), medium: failedIn('medium'), low: failedIn('low') });
+		expect(full.failedChecks).toEqual(failedChecksOnServer(server().reports().find((report) => report.id === 7)!));
+		expect(Object.keys(full).slice(3, 6)).toEqual(['result', 'grade', 'failedChecks']);
+		expect(lean.failedChecks).toEqual(full.failedChecks);
+	});
+
+	it.each([
+		['an empty map, which PHP sends as []', [], { high: [], medium: [], low: [] }],
+		['checks of an unknown importance or without a verdict', { a: { passed: false, importance: 'urgent' }, b: { importance: 'high' }, c: null, d: { passed: false, importance: 'low' } }, { high: [], medium: [], low: ['d'] }],
+	])('reads %s', async (_, results, failedChecks) => {
+		server().injectFault({ path: '/api/v1/reports/7', kind: 'status', status: 200, body: { data: { id: 7, url: 'example.com/', result: 50, results }, status: 200 } });
+
+		const { items } = await runPhpRank(server(), get(byId('7')));
+
+		expect(items[0].json.failedChecks).toEqual(failedChecks);
+	});
+
+	it('adds no failed checks to a report without per-check results', async () => {
+		server().injectFault({ path: '/api/v1/reports/7', kind: 'status', status: 200, body: { data: { id: 7, url: 'example.com/', result: 50 }, status: 200 } });
+
+		const { items } = await runPhpRank(server(), get(byId('7')));
+
+		expect(items[0].json).toEqual({ id: 7, url: 'example.com/', result: 50, grade: 'decent' });
 	});
 
 	it.each(['0', '-3', '1.5', 'abc', '1/../../account', '7?x=1', ''])(

@@ -1,5 +1,5 @@
 import type { IDataObject, IPairedItemData } from 'n8n-workflow';
-import { apiRequests, byName, fromList, inputErrorOf, runPhpRank, useServer } from '../../../../support/phpRank';
+import { apiRequests, byName, failedChecksOnServer, fromList, inputErrorOf, runPhpRank, useServer } from '../../../../support/phpRank';
 
 const server = useServer();
 
@@ -128,6 +128,19 @@ describe('Report > Get Many: filters and options', () => {
 			const keys = Object.keys(json);
 			expect(keys.indexOf('grade')).toBe(keys.indexOf('result') + 1);
 			expect(json).not.toHaveProperty('results');
+		}
+	});
+
+	it('lists the failed checks of every report by importance, with or without the per-check results', async () => {
+		const full = await runPhpRank(server(), getMany({ returnAll: true, filters: { project: 'example.com' } }));
+		const lean = await runPhpRank(server(), getMany({ returnAll: true, filters: { project: 'example.com' }, options: { omitResults: true } }));
+
+		expect(full.items.length).toBeGreaterThan(1);
+		for (const [index, { json }] of full.items.entries()) {
+			const keys = Object.keys(json);
+			expect(keys.indexOf('failedChecks')).toBe(keys.indexOf('grade') + 1);
+			expect(json.failedChecks).toEqual(failedChecksOnServer(server().reports().find((report) => report.id === json.id)!));
+			expect(lean.items[index].json.failedChecks).toEqual(json.failedChecks);
 		}
 	});
 

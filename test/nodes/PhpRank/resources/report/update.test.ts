@@ -1,4 +1,4 @@
-import { apiRequests, byId, inputErrorOf, runPhpRank, useServer } from '../../../../support/phpRank';
+import { apiRequests, byId, failedChecksOnServer, inputErrorOf, requestLines, runPhpRank, useServer } from '../../../../support/phpRank';
 
 const server = useServer({}, (phpRank) => phpRank.seedReports(5));
 
@@ -74,5 +74,91 @@ describe('Report > Update', () => {
 			'Report 404 does not exist or does not belong to the account of this API key (403)',
 		);
 		expect((error as { httpCode?: string }).httpCode).toBe('403');
+	});
+});
+
+const gradeOf = (score: number) => (score > 79 ? 'good' : score >= 49 ? 'decent' : 'bad');
+const stored = (id: number) => server().reports().find((report) => report.id === id)!;
+
+describe('Report > Update: Add Previous Score', () => {
+	it('reads the report once before re-analyzing it, and adds the previous score, grade and change after the grade', async () => {
+		const before = stored(3);
+		server().changePage(before.url, { quality: 0 });
+
+		const { items, error } = await runPhpRank(server(), {
+			...update({ reanalyze: true }),
+			options: { includePreviousScore: true },
+		});
+
+		expect(error).toBeUndefined();
+		expect(requestLines(server())).toEqual(['GET /api/v1/reports/3', 'PUT /api/v1/reports/3']);
+		expect(apiRequests(server())[0].rawBody).toBe('');
+		const after = stored(3);
+		expect(after.result).toBeLessThan(before.result);
+		expect(items[0].json).toMatchObject({
+			id: 3,
+			result: after.result,
+			grade: gradeOf(after.result),
+			previousResult: before.result,
+			previousGrade: gradeOf(before.result),
+			resultChange: after.result - before.result,
+		});
+		expect(Object.keys(items[0].json).slice(3, 9)).toEqual(['result', 'grade', 'previousResult', 'previousGrade', 'resultChange', 'failedChecks']);
+		expect(items[0].json.failedChecks).toEqual(failedChecksOnServer(after));
+		expect(items[0].json).not.toHaveProperty('outcome');
+	});
+
+	it('says how far a page that got better moved', async () => {
+		const before = stored(3);
+		server().changePage(before.url, { quality: 1 });
+
+		const { items } = await runPhpRank(server(), { ...update({ reanalyze: true }), options: { includePreviousScore: true } });
+
+		expect(items[0].json).toMatchObject({ previousResult: before.result, resultChange: stored(3).result - before.result });
+		expect(items[0].json.resultChange).toBeGreaterThan(0);
+		expect(items[0].json.failedChecks).toEqual({ high: before.targetUrl.startsWith('https:') ? [] : ['https_encryption'], medium: [], low: [] });
+	});
+
+	it('reads nothing more without Re-Analyze: the score cannot change, so the change is 0', async () => {
+		const { items, error } = await runPhpRank(server(), { ...update({ privacy: 1 }), options: { includePreviousScore: true } });
+
+		expect(error).toBeUndefined();
+		expect(requestLines(server())).toEqual(['PUT /api/v1/reports/3']);
+		expect(items[0].json).toMatchObject({ previousResult: stored(3).result, previousGrade: gradeOf(stored(3).result), resultChange: 0 });
+	});
+
+	it('reads nothing more and adds nothing when not asked', async () => {
+		const { items } = await runPhpRank(server(), update({ reanalyze: true }));
+
+		expect(requestLines(server())).toEqual(['PUT /api/v1/reports/3']);
+		expect(items[0].json).not.toHaveProperty('previousResult');
+		expect(items[0].json.failedChecks).toEqual(failedChecksOnServer(stored(3)));
+	});
+
+	it('keeps the failed checks when the per-check results are left out', async () => {
+		const { items } = await runPhpRank(server(), {
+			...update({ reanalyze: true }),
+			options: { includePreviousScore: true, omitResults: true },
+		});
+
+		expect(items[0].json.results).toBeUndefined();
+		expect(items[0].json.failedChecks).toEqual(failedChecksOnServer(stored(3)));
+	});
+
+	it('fails without re-analyzing when the report cannot be read', async () => {
+		const { error } = await runPhpRank(server(), {
+			...update({ reanalyze: true }, byId('404')),
+			options: { includePreviousScore: true },
+		});
+
+		expect(error?.message).toBe('Report 404 was not found (404)');
+		expect(requestLines(server())).toEqual(['GET /api/v1/reports/404']);
+	});
+
+	it('refuses an Add Previous Score that is not true or false, before any request', async () => {
+		const { error } = await runPhpRank(server(), { ...update({ reanalyze: true }), options: { includePreviousScore: '={{ "often" }}' } });
+
+		expect(inputErrorOf(error).message).toBe('Add Previous Score must be true or false; got "often"');
+		expect(apiRequests(server())).toHaveLength(0);
 	});
 });

@@ -1,0 +1,122 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+
+import { startPhpRankServer } from '../../dev/server';
+import type { PhpRankServer, ReportState } from '../../dev/server';
+import { EXAMPLES_DIR, loadExampleWorkflow, seedReportsWithChangedPages } from '../../dev/examples';
+import { runWorkflow } from '../../dev/engine';
+import type { RunResult, WorkflowFixture } from '../../dev/engine';
+import { failedChecksOnServer } from '../support/phpRank';
+
+const WORKFLOW_FILE = 'scheduled-reanalysis-offline.json';
+const GRADES = ['bad', 'decent', 'good'];
+
+const gradeOf = (score: number) => (score > 79 ? 'good' : score >= 49 ? 'decent' : 'bad');
+
+let server: PhpRankServer;
+let before: ReportState[];
+let result: RunResult;
+
+beforeAll(async () => {
+	server = await startPhpRankServer();
+	seedReportsWithChangedPages(server);
+	before = server.reports();
+	result = await runWorkflow(loadExampleWorkflow(WORKFLOW_FILE), {
+		credentials: { phpRankApi: { baseUrl: server.url, apiKey: server.apiKey } },
+	});
+});
+afterAll(async () => await server.close());
+
+const after = (id: unknown) => server.reports().find((report) => report.id === id)!;
+const previous = (id: unknown) => before.find((report) => report.id === id)!;
+const newestFirst = () => [...before].sort((a, b) => b.id - a.id);
+const gotWorse = (report: ReportState) => GRADES.indexOf(gradeOf(after(report.id).result)) < GRADES.indexOf(gradeOf(report.result));
+
+describe('examples/scheduled-reanalysis-offline.json', () => {
+	it('is the offline variant of the Slack example: the same phpRank nodes, a manual trigger, the message text at the end', () => {
+		const read = (file: string) => JSON.parse(readFileSync(path.join(EXAMPLES_DIR, file), 'utf8')) as WorkflowFixture;
+		const offline = read(WORKFLOW_FILE);
+		const slack = read('scheduled-reanalysis-slack.json');
+		const phpRankNodes = (workflow: WorkflowFixture) =>
+			workflow.nodes.filter((node) => node.type.startsWith('n8n-nodes-phprank.')).map(({ name, parameters, onError }) => ({ name, parameters, onError }));
+
+		expect(phpRankNodes(offline)).toEqual(phpRankNodes(slack));
+		expect(phpRankNodes(offline)).toEqual([
+			expect.objectContaining({ parameters: expect.objectContaining({ operation: 'getAll', returnAll: true, options: { omitResults: true } }) }),
+			expect.objectContaining({
+				parameters: expect.objectContaining({
+					operation: 'update',
+					updateFields: { reanalyze: true },
+					options: { includePreviousScore: true, omitResults: true },
+				}),
+			}),
+		]);
+		expect(offline.nodes.map((node) => node.type)).toContain('n8n-nodes-base.manualTrigger');
+		expect(slack.nodes.find((node) => node.type === 'n8n-nodes-base.scheduleTrigger')?.parameters).toEqual({
+			rule: { interval: [{ field: 'weeks', triggerAtDay: [1], triggerAtHour: 7 }] },
+		});
+		const condition = (workflow: WorkflowFixture) =>
+			(workflow.nodes.find((node) => node.type === 'n8n-nodes-base.if')?.parameters.conditions as { conditions: Array<{ leftValue: string }> })
+				.conditions[0].leftValue;
+		expect(condition(slack)).toBe(condition(offline));
+	});
+
+	it('runs through every node without stopping', () => {
+		expect(result.error).toBeUndefined();
+		expect(result.run.status).toBe('success');
+		expect(result.executedNodes).toEqual(
+			expect.arrayContaining(['Get all reports', 'Re-analyze report', 'Grade got worse?', 'Build alert message']),
+		);
+	});
+
+	it('lists every report in one request, then reads and re-analyzes each: two requests a report', () => {
+		const lines = server.requests.map((request) => `${request.method} ${request.rawPath}`);
+
+		expect(lines[0]).toBe('GET /api/v1/reports');
+		expect(server.requests[0].query).toEqual({ per_page: '100', page: '1' });
+		expect(lines.slice(1).sort()).toEqual(before.flatMap((report) => [`GET /api/v1/reports/${report.id}`, `PUT /api/v1/reports/${report.id}`]).sort());
+		for (const report of before) {
+			const own = server.requests.filter((request) => request.rawPath === `/api/v1/reports/${report.id}`);
+			expect(own.map((request) => request.method)).toEqual(['GET', 'PUT']);
+			expect(own[1].body).toEqual({ results: '1' });
+		}
+	});
+
+	it('outputs each report with its score before and after the re-analysis and the checks it fails', () => {
+		const reanalyzed = result.output('Re-analyze report');
+
+		expect(reanalyzed.map((item) => item.json.id)).toEqual(newestFirst().map((report) => report.id));
+		for (const { json } of reanalyzed) {
+			expect(json).toMatchObject({
+				result: after(json.id).result,
+				previousResult: previous(json.id).result,
+				previousGrade: gradeOf(previous(json.id).result),
+				resultChange: after(json.id).result - previous(json.id).result,
+				failedChecks: failedChecksOnServer(after(json.id)),
+			});
+			expect(json).not.toHaveProperty('results');
+		}
+		expect(reanalyzed.some((item) => (item.json.resultChange as number) > 0)).toBe(true);
+		expect(reanalyzed.some((item) => item.json.resultChange === 0)).toBe(true);
+	});
+
+	it('alerts exactly the reports whose grade got worse, with the previous and new score and the failed high-importance checks', () => {
+		const worse = newestFirst().filter(gotWorse);
+
+		expect(worse.length).toBeGreaterThan(1);
+		expect(result.output('Grade got worse?', 0).map((item) => item.json.id)).toEqual(worse.map((report) => report.id));
+		expect(result.output('Build alert message').map((item) => item.json)).toEqual(
+			worse.map((report) => {
+				const now = after(report.id);
+				const failedHigh = failedChecksOnServer(now).high;
+				return {
+					text: `SEO alert: ${report.url} got worse: ${report.result} → ${now.result}/100 (${gradeOf(report.result)} → ${gradeOf(now.result)}). Failed high-importance checks: ${failedHigh.join(', ') || 'none'}`,
+					url: report.url,
+					previousScore: report.result,
+					score: now.result,
+				};
+			}),
+		);
+		expect(result.output('Could not re-analyze')).toEqual([]);
+	});
+});
