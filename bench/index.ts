@@ -34,7 +34,7 @@ import {
 	recordsServed,
 	VARIANT_LABELS,
 } from './plan';
-import { LATENCY_MS, listenOverflows, loadAverage, machine, snapshotBuild, startServer, Worker } from './processes';
+import { LATENCY_MS, listenOverflows, loadAverage, machine, median, runScript, snapshotBuild, startServer, Worker } from './processes';
 import type { Phase, Reply } from './worker';
 
 /**
@@ -403,12 +403,6 @@ function measureLoading(file: string, exportName: string, versioned: boolean, ru
 // ---------------------------------------------------------------------------------------------
 // Figures, goals and tables.
 
-function median(values: number[]): number {
-	const sorted = [...values].sort((a, b) => a - b);
-	const middle = Math.floor(sorted.length / 2);
-	return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-}
-
 function formatMs(ms: number): string {
 	return ms >= 100 ? ms.toFixed(0) : ms.toFixed(1);
 }
@@ -720,10 +714,4 @@ async function main(): Promise<void> {
 	}
 }
 
-main().then(
-	() => process.exit(0),
-	(error: unknown) => {
-		console.error(error);
-		process.exit(1);
-	},
-);
+runScript(main);

@@ -132,3 +132,20 @@ export function snapshotBuild(log: (line: string) => void): string {
 	cpSync(dist.directory, copy, { recursive: true });
 	return copy;
 }
+
+export function median(values: number[]): number {
+	const sorted = [...values].sort((a, b) => a - b);
+	const middle = Math.floor(sorted.length / 2);
+	return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+/** Runs a benchmark script's main function: exit code 0 when it is done, 1 (with the error) when it throws. */
+export function runScript(main: () => Promise<void>): void {
+	main().then(
+		() => process.exit(0),
+		(error: unknown) => {
+			console.error(error);
+			process.exit(1);
+		},
+	);
+}

@@ -21,7 +21,7 @@ import type { Breakdown, Group } from './cpuProfile';
 import { busySamples, classify, emptyBreakdown, EXPRESSION_CALLERS, GROUP_LABELS, GROUPS } from './cpuProfile';
 import type { Job, VariantId } from './plan';
 import { describeJob, primingJob, VARIANT_LABELS } from './plan';
-import { LATENCY_MS, loadAverage, machine, snapshotBuild, startServer, Worker } from './processes';
+import { LATENCY_MS, loadAverage, machine, median, runScript, snapshotBuild, startServer, Worker } from './processes';
 
 const PROFILED: VariantId[] = ['phpRank', 'floor', 'httpRequest'];
 
@@ -182,12 +182,6 @@ function topFunctions(profile: ClientProfile, group: Group, count: number): stri
 		.join('; ');
 }
 
-function median(values: number[]): number {
-	const sorted = [...values].sort((a, b) => a - b);
-	const middle = Math.floor(sorted.length / 2);
-	return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-}
-
 async function main(): Promise<void> {
 	const settings = settingsFromArguments(process.argv.slice(2));
 	const log = (line: string) => console.log(line);
@@ -227,10 +221,4 @@ async function main(): Promise<void> {
 	}
 }
 
-main().then(
-	() => process.exit(0),
-	(error: unknown) => {
-		console.error(error);
-		process.exit(1);
-	},
-);
+runScript(main);
