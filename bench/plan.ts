@@ -34,11 +34,12 @@ export interface PageWindow {
 	page: number;
 }
 
-export type VariantId = 'phpRank' | 'phpRankKnownLimit' | 'undici' | 'undiciFewest' | 'httpRequest' | 'httpRequestMeta' | 'httpRequestInstalled';
+export type VariantId = 'phpRank' | 'phpRankKnownLimit' | 'floor' | 'undici' | 'undiciFewest' | 'httpRequest' | 'httpRequestMeta' | 'httpRequestInstalled';
 
 export const VARIANT_LABELS: Record<VariantId, string> = {
 	phpRank: 'phpRank node',
 	phpRankKnownLimit: 'phpRank node, limit known',
+	floor: 'declarative floor',
 	undici: 'undici (baseline)',
 	undiciFewest: 'undici, fewest records',
 	httpRequest: 'HTTP Request node',

@@ -8,15 +8,25 @@
  *   run (memory: the RSS it adds on top of the primed process), then the timed runs, and for n8n
  *   clients, optionally, one run with every n8n expression evaluation counted (bench/clients/expressions.ts).
  */
+import { writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 
 import type { ExpressionTally } from './clients/expressions';
 import type { Run } from './clients/n8n';
 import type { Job, Target, VariantId } from './plan';
 
-export type Phase = 'prime' | 'memory' | 'timed' | 'expressions';
+export type Phase = 'prime' | 'memory' | 'timed' | 'expressions' | 'profile';
 
-export type Command = { type: 'run'; job: Job; target: Target; phase: Phase } | { type: 'exit' };
+export type Command =
+	| {
+			type: 'run';
+			job: Job;
+			target: Target;
+			phase: Phase;
+			/** For the profile phase: where to write the V8 CPU profile of the run (.cpuprofile JSON). */
+			profileFile?: string;
+	  }
+	| { type: 'exit' };
 
 export type Reply =
 	| { type: 'ready' }
@@ -35,6 +45,30 @@ export type Reply =
 
 const MEMORY_SAMPLE_MS = 1;
 
+/** Microseconds between the profiler's samples: fine enough for 1,000 items, coarse enough to cost little. */
+const PROFILE_SAMPLE_US = 500;
+
+/**
+ * V8's sampling CPU profiler (the inspector's Profiler, in this process), started before the run's
+ * clock and stopped after it, so that the profile holds the run and the figures leave out writing it.
+ */
+async function startProfiler(): Promise<(file: string) => Promise<void>> {
+	const { Session } = await import('node:inspector/promises');
+	const session = new Session();
+	session.connect();
+	await session.post('Profiler.enable');
+	await session.post('Profiler.setSamplingInterval', { interval: PROFILE_SAMPLE_US });
+	await session.post('Profiler.start');
+	return async (file) => {
+		try {
+			const { profile } = await session.post('Profiler.stop');
+			writeFileSync(file, JSON.stringify(profile));
+		} finally {
+			session.disconnect();
+		}
+	};
+}
+
 async function prepare(variant: VariantId, job: Job, target: Target): Promise<Run> {
 	switch (variant) {
 		case 'undici':
@@ -46,6 +80,10 @@ async function prepare(variant: VariantId, job: Job, target: Target): Promise<Ru
 		case 'phpRankKnownLimit': {
 			const { preparePhpRankNode } = await import('./clients/n8n');
 			return preparePhpRankNode(job, target, { freshRateLimitState: variant === 'phpRank' });
+		}
+		case 'floor': {
+			const { prepareFloorNode } = await import('./clients/n8n');
+			return prepareFloorNode(job, target);
 		}
 		case 'httpRequest':
 		case 'httpRequestMeta':
@@ -75,13 +113,20 @@ async function execute(variant: VariantId, command: Extract<Command, { type: 'ru
 				}, MEMORY_SAMPLE_MS)
 			: undefined;
 	let expressions: ExpressionTally | undefined;
+	const stopProfiler = command.phase === 'profile' ? await startProfiler() : undefined;
 	const cpu = process.cpuUsage();
 	const started = performance.now();
 	let output: number;
-	if (tally) ({ result: output, tally: expressions } = await tally(run));
-	else output = await run();
+	try {
+		if (tally) ({ result: output, tally: expressions } = await tally(run));
+		else output = await run();
+	} catch (error) {
+		await stopProfiler?.(command.profileFile!);
+		throw error;
+	}
 	const ms = performance.now() - started;
 	const { user, system } = process.cpuUsage(cpu);
+	await stopProfiler?.(command.profileFile!);
 	if (sampler) clearInterval(sampler);
 	peakRss = Math.max(peakRss, process.memoryUsage.rss());
 	const reply: Reply = { type: 'done', ms, cpuMs: (user + system) / 1000, output, maxRss: process.resourceUsage().maxRSS * 1024, expressions };

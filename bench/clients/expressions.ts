@@ -20,7 +20,7 @@ type Resolve = (this: unknown, ...args: unknown[]) => unknown;
 function sourceOf(stack: string): string {
 	if (stack.includes('resolveBaseUrl')) return 'n8n: base URL check (2nd pass over the parameters)';
 	if (/authenticate/i.test(stack)) return 'credential (auth header)';
-	const nodeFrame = /at (?:[\w$]+\.)?([\w$<>]+) \([^)]*[\\/]nodes[\\/](?:PhpRank|HttpRequest)[\\/]/.exec(stack);
+	const nodeFrame = /at (?:[\w$]+\.)?([\w$<>]+) \([^)]*[\\/](?:nodes[\\/](?:PhpRank|HttpRequest)|bench[\\/]floor)[\\/]/.exec(stack);
 	if (nodeFrame) return `node: ${nodeFrame[1]}`;
 	if (stack.includes('pagination')) return 'n8n: pagination';
 	if (stack.includes('routing-node')) return 'n8n: request building (pass over the parameters)';

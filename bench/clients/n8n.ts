@@ -10,6 +10,7 @@ import type { ICredentialType, INode, INodeParameters, INodeType, IVersionedNode
 
 import { runNode, runWorkflow, TRIGGER_NODE_NAME } from '../../dev/engine';
 import type { WorkflowFixture } from '../../dev/engine';
+import { FLOOR_NODE_TYPE, PhpRankFloor } from '../floor/PhpRankFloor';
 import type { Job, Target } from '../plan';
 import { inputItems, LARGEST_PAGE_SIZE } from '../plan';
 
@@ -68,6 +69,34 @@ export function preparePhpRankNode(job: Job, target: Target, options: { freshRat
 			credentials: { phpRankApi: { baseUrl: target.url, apiKey: target.apiKey } },
 			nodeTypes: { 'n8n-nodes-phprank.phpRank': built.node },
 			credentialTypes: [built.credentials],
+			timeoutMs: RUN_TIMEOUT_MS,
+		});
+		if (result.error) throw result.error;
+		const failed = result.items.filter((item) => item.error).length;
+		if (failed > 0) throw new Error(`${failed} items failed`);
+		return result.items.length;
+	};
+}
+
+/**
+ * The floor (bench/floor): the least a declarative node makes the engine do for the same
+ * request per item, with the phpRank node's credential type as built.
+ */
+export function prepareFloorNode(job: Job, target: Target): Run {
+	if (job.kind === 'list') throw new Error('The floor node only creates and gets reports');
+	const { credentials } = loadBuiltNode(false);
+	const parameters: INodeParameters =
+		job.kind === 'create' ? { operation: 'create', url: '={{ $json.url }}' } : { operation: 'get', reportId: '={{ $json.id }}' };
+	const items = inputItems(job);
+	const floor = new PhpRankFloor();
+	return async () => {
+		const result = await runNode({
+			type: FLOOR_NODE_TYPE,
+			parameters,
+			items,
+			credentials: { phpRankApi: { baseUrl: target.url, apiKey: target.apiKey } },
+			nodeTypes: { [FLOOR_NODE_TYPE]: floor },
+			credentialTypes: [credentials],
 			timeoutMs: RUN_TIMEOUT_MS,
 		});
 		if (result.error) throw result.error;

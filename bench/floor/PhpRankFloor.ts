@@ -1,0 +1,80 @@
+/**
+ * The floor of the 1,000-item jobs: the least a declarative node can make n8n's engine do to send
+ * the same one request per item as the phpRank node (POST /api/v1/reports with a form body of
+ * `url` and `privacy`, or GET /api/v1/reports/{id}), with the same credential type. Whatever the
+ * phpRank node costs beyond it is the node's own doing; what the floor costs is the engine's.
+ *
+ * What makes it the least, found by reading n8n-core's RoutingNode (routing-node.js):
+ * - The engine evaluates every declared property's value twice per item (once to build the
+ *   request, once more in resolveBaseUrl to tell whether the base URL is the node's own, for the
+ *   credential's allowed domains), and a property with `routing` a third and fourth time through
+ *   getNodeParameter in both passes. So the item's value (URL or report ID) is declared without
+ *   `routing` and read once more in a preSend function: three evaluations, the fewest possible.
+ * - The base URL comes from the credential, so it is an expression in `requestDefaults` (evaluated
+ *   in both passes); a base URL set later (in preSend) would leave the allowed-domains check of
+ *   n8n 2.x without the node's host.
+ * - Only the properties the requests need: every declared property costs a visibility check and
+ *   an evaluation in each pass.
+ * - n8n's own request path (no pagination hook), n8n's own error handling and no rate limiting.
+ */
+import type { IExecuteSingleFunctions, IHttpRequestOptions, INodeType, INodeTypeDescription } from 'n8n-workflow';
+
+/** The type name workflows give the floor node (served to the engine as an extra node type). */
+export const FLOOR_NODE_TYPE = 'n8n-nodes-phprank-bench.phpRankFloor';
+
+async function createBody(this: IExecuteSingleFunctions, options: IHttpRequestOptions): Promise<IHttpRequestOptions> {
+	return { ...options, body: { url: this.getNodeParameter('url'), privacy: 0 } };
+}
+
+async function reportPath(this: IExecuteSingleFunctions, options: IHttpRequestOptions): Promise<IHttpRequestOptions> {
+	return { ...options, url: `/reports/${encodeURIComponent(String(this.getNodeParameter('reportId')))}` };
+}
+
+export class PhpRankFloor implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'phpRank (floor)',
+		name: 'phpRankFloor',
+		group: ['transform'],
+		version: 1,
+		description: 'The least a declarative node makes n8n do to create or get a phpRank report',
+		defaults: { name: 'phpRank (floor)' },
+		inputs: ['main'],
+		outputs: ['main'],
+		credentials: [{ name: 'phpRankApi', required: true }],
+		requestDefaults: {
+			baseURL: '={{ $credentials.baseUrl }}/api/v1',
+			headers: { Accept: 'application/json' },
+		},
+		properties: [
+			{
+				displayName: 'Operation',
+				name: 'operation',
+				type: 'options',
+				noDataExpression: true,
+				options: [
+					{
+						name: 'Create',
+						value: 'create',
+						routing: {
+							request: { method: 'POST', url: '/reports', headers: { 'Content-Type': 'application/x-www-form-urlencoded' } },
+							send: { preSend: [createBody] },
+							output: { postReceive: [{ type: 'rootProperty', properties: { property: 'data' } }] },
+						},
+					},
+					{
+						name: 'Get',
+						value: 'get',
+						routing: {
+							request: { method: 'GET' },
+							send: { preSend: [reportPath] },
+							output: { postReceive: [{ type: 'rootProperty', properties: { property: 'data' } }] },
+						},
+					},
+				],
+				default: 'create',
+			},
+			{ displayName: 'URL', name: 'url', type: 'string', default: '', displayOptions: { show: { operation: ['create'] } } },
+			{ displayName: 'Report ID', name: 'reportId', type: 'string', default: '', displayOptions: { show: { operation: ['get'] } } },
+		],
+	};
+}
