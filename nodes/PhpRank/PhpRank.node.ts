@@ -4,7 +4,8 @@ import { searchReports } from './listSearch/searchReports';
 import { singleRecordOptions } from './resources/options';
 import { projectFields, projectOperations } from './resources/project';
 import { reportFields, reportOperations } from './resources/report';
-import { MAIN_CONNECTION } from './shared/descriptions';
+import { MAIN_CONNECTION, returnAllAndLimit } from './shared/descriptions';
+import { updateDisplayOptions } from './shared/displayOptions';
 import { CREDENTIAL_TYPE, REQUEST_DEFAULTS } from './shared/transport';
 
 export class PhpRank implements INodeType {
@@ -36,6 +37,7 @@ export class PhpRank implements INodeType {
 			},
 			reportOperations,
 			projectOperations,
+			...updateDisplayOptions({ show: { resource: ['report', 'project'], operation: ['getAll'] } }, returnAllAndLimit()),
 			...reportFields,
 			...projectFields,
 			singleRecordOptions,

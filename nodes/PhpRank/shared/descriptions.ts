@@ -98,7 +98,6 @@ export function privacyField(overrides: Partial<INodeProperties> = {}): INodePro
 		options: PRIVACY_OPTIONS,
 		default: DEFAULT_PRIVACY,
 		description: 'Who can open the report page',
-		routing: { send: { type: 'body', property: 'privacy' } },
 		...overrides,
 	};
 }
@@ -111,7 +110,6 @@ export function passwordField(overrides: Partial<INodeProperties> = {}): INodePr
 		typeOptions: { password: true },
 		default: '',
 		description: 'Password of the report page; sent only with Privacy: Password',
-		routing: { send: { type: 'body', property: 'password' } },
 		...overrides,
 	};
 }
@@ -146,7 +144,8 @@ export function optionsCollection(options: INodeProperties[]): INodeProperties {
 	};
 }
 
-function returnAllAndLimit(): INodeProperties[] {
+// Declared once for both lists: n8n walks every declared property twice for every item, shown or not.
+export function returnAllAndLimit(): INodeProperties[] {
 	return [
 		{
 			displayName: 'Return All',
@@ -227,7 +226,6 @@ export function getManyFields(
 	moreOptions: INodeProperties[] = [],
 ): INodeProperties[] {
 	return [
-		...returnAllAndLimit(),
 		{
 			displayName: 'Filters',
 			name: 'filters',

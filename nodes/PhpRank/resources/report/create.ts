@@ -42,7 +42,6 @@ const properties: INodeProperties[] = [
 		default: '',
 		placeholder: 'e.g. https://example.com/blog/',
 		description: 'The web page to analyze; phpRank fetches it and scores it from 0 to 100',
-		routing: { send: { type: 'body', property: 'url' } },
 	},
 	{
 		displayName: IF_REPORT_EXISTS_FIELD,
@@ -54,9 +53,11 @@ const properties: INodeProperties[] = [
 		description:
 			'What to do when phpRank already holds a report of this URL, compared as phpRank writes URLs (no scheme, no www., no trailing slash on a bare host), so that re-runs create no duplicates. Privacy and Password apply only when a report is created.',
 	},
+	// Read where the body is built rather than sent by n8n's routing, which evaluates a routed parameter
+	// once more in each of its two passes over the properties, for every item.
 	privacyField(),
 	// Not `required`: n8n would then demand it whenever Privacy is an expression, even one giving 0 or 1.
-	// validateReportCreate requires it when the privacy turns out to be Password.
+	// buildReportCreate requires it when the privacy turns out to be Password.
 	passwordField({
 		description: 'Password of the report page; required with Privacy: Password',
 		displayOptions: { show: { privacy: [PRIVACY.password] } },
@@ -169,19 +170,19 @@ export const reportCreateOperation = operation(
 	},
 	{ method: 'POST', url: '/reports', headers: FORM_HEADERS },
 	createReport,
-	[validateReportCreate],
+	[buildReportCreate],
 );
 
 export const reportCreateDescription = updateDisplayOptions({ show: showOnlyForReportCreate }, properties);
 
-export async function validateReportCreate(
+export async function buildReportCreate(
 	this: IExecuteSingleFunctions,
 	requestOptions: IHttpRequestOptions,
 ): Promise<IHttpRequestOptions> {
-	const body = requestOptions.body as IDataObject;
-	body.url = parseHttpUrl(this, 'URL', body.url);
-	body.privacy = parseOption(this, 'Privacy', body.privacy ?? PRIVACY.public, PRIVACY_OPTIONS);
-	if (body.privacy === PRIVACY.password) body.password = requirePassword(this, body.password);
-	else delete body.password;
-	return requestOptions;
+	const body: IDataObject = {
+		url: parseHttpUrl(this, 'URL', this.getNodeParameter('url', '')),
+		privacy: parseOption(this, 'Privacy', this.getNodeParameter('privacy', PRIVACY.public), PRIVACY_OPTIONS),
+	};
+	if (body.privacy === PRIVACY.password) body.password = requirePassword(this, this.getNodeParameter('password', ''));
+	return { ...requestOptions, body };
 }

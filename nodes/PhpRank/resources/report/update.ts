@@ -27,8 +27,11 @@ const properties: INodeProperties[] = [
 		placeholder: 'Add Field',
 		default: {},
 		options: [
-			passwordField({ description: 'New password of the report page; only with Privacy: Password' }),
-			privacyField({ description: 'Who can open the report page' }),
+			passwordField({
+				description: 'New password of the report page; only with Privacy: Password',
+				routing: { send: { type: 'body', property: 'password' } },
+			}),
+			privacyField({ routing: { send: { type: 'body', property: 'privacy' } } }),
 			{
 				displayName: 'Re-Analyze',
 				name: 'reanalyze',
