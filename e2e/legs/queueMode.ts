@@ -316,7 +316,10 @@ export async function proveQueueMode(leg: Omit<LegContext, 'screenshotsDir'>): P
 		};
 		const finished = (entry: { execution: ExecutionDetail }) => !['new', 'running', 'waiting'].includes(entry.execution.status);
 		for (const [round, reports] of TRIGGER_ROUNDS.entries()) {
-			const what = reports === 0 ? 'no report created between polls: no execution' : `${reports} ${reports === 1 ? 'report' : 'reports'} created between polls reach an execution`;
+			const what =
+				reports === 0
+					? 'no report created between polls: no execution'
+					: `${reports} ${reports === 1 ? 'report created between polls reaches' : 'reports created between polls reach'} an execution`;
 			await checks.check(`trigger round ${round + 1}: ${what}`, async () => {
 				await waitForPolls(1);
 				const before = (await triggerItems()).length;
@@ -338,7 +341,7 @@ export async function proveQueueMode(leg: Omit<LegContext, 'screenshotsDir'>): P
 					{ timeoutMs: 120_000, intervalMs: 2_000 },
 				);
 				const carrying = seen.filter((entry) => ids.some((id) => entry.ids.includes(id))).map((entry) => entry.execution.id);
-				return `reports ${ids[0]}${ids.length > 1 ? `–${ids[ids.length - 1]}` : ''} in execution ${carrying.join(', ')}`;
+				return `${ids.length > 1 ? `reports ${ids[0]}–${ids[ids.length - 1]}` : `report ${ids[0]}`} in execution ${carrying.join(', ')}`;
 			});
 		}
 		await checks.check('after two more polls: every report created since activation emitted exactly once, none from before', async () => {
@@ -353,7 +356,7 @@ export async function proveQueueMode(leg: Omit<LegContext, 'screenshotsDir'>): P
 			assert(missed.length === 0, `never emitted: ${missed.join(', ')}`);
 			const unexpected = emitted.filter((id) => !expected.includes(id));
 			assert(unexpected.length === 0, `emitted although created before activation: ${unexpected.join(', ')}`);
-			return `${emitted.length} reports in ${found.length} executions over ${triggerGets() - pollsAtActivation} requests of the poller`;
+			return `${emitted.length} reports in ${found.length} executions over ${triggerGets() - pollsAtActivation} poll requests`;
 		});
 		await checks.check('every trigger execution succeeded on a worker, each report in creation order', async () => {
 			const found = await triggerItems();

@@ -39,6 +39,22 @@ export interface NodeTypeDescription {
 	displayName: string;
 	credentials?: Array<{ name: string }>;
 	polling?: boolean;
+	properties?: Array<{
+		name: string;
+		displayOptions?: { show?: Record<string, unknown[]> };
+		options?: Array<{ name?: string; value?: unknown; action?: string }>;
+	}>;
+}
+
+/** The actions n8n's node panel lists for a node: each resource's operations, as the node describes them. */
+function actionsOf(node: NodeTypeDescription): Array<{ resource: unknown; operation: unknown; action: string }> {
+	return (node.properties ?? [])
+		.filter((property) => property.name === 'operation')
+		.flatMap((property) =>
+			(property.options ?? [])
+				.filter((option) => option.action)
+				.map((option) => ({ resource: property.displayOptions?.show?.resource?.[0], operation: option.value, action: option.action! })),
+		);
 }
 
 export interface LegContext {
@@ -210,6 +226,11 @@ export async function proveSingleInstance(leg: LegContext): Promise<void> {
 		// What dev/engine rebuilds of n8n's server, next to this n8n's answers on the same data.
 		await runParityChecks(checks, { rest, phpRank, credential: DEMO_CREDENTIAL, nodeType: NODE_TYPE });
 
+		const actions = actionsOf(nodeTypes.find((type) => type.name === NODE_TYPE) ?? { name: NODE_TYPE, version: 1, displayName: '' });
+		const addAction = actions.find((entry) => entry.resource === 'report' && entry.operation === 'create');
+		assert(addAction, `${NODE_TYPE} describes no action for Report > Create`);
+		const operationCount = Object.values(EDITOR.operations).flat().length;
+		assertEqual(actions.length, operationCount, `actions ${NODE_TYPE} describes (one per documented operation)`);
 		mkdirSync(leg.screenshotsDir, { recursive: true });
 		const browser = await runBrowserChecks(checks, {
 			url,
@@ -217,7 +238,7 @@ export async function proveSingleInstance(leg: LegContext): Promise<void> {
 			password: OWNER.password,
 			credentialName: DEMO_CREDENTIAL.name,
 			screenshotsDir: leg.screenshotsDir,
-			expected: EDITOR,
+			expected: { ...EDITOR, actions: actions.map((entry) => entry.action), addAction: addAction.action },
 			accountRequests: async () => phpRank.requests.filter((entry) => entry.path === '/api/v1/account').length,
 		});
 		if (browser.screenshots.length) checks.info(`screenshots: ${browser.screenshots.map((file) => path.relative(REPOSITORY_ROOT, file)).join(', ')}`);
