@@ -146,8 +146,10 @@ async function main(): Promise<number> {
 				const install = await checks.step(
 					`n8n ${runtime.n8nVersion} and ${nodeLabel(runtime)} are installed in ${path.relative(REPOSITORY_ROOT, installDir(runtime)) || installDir(runtime)}`,
 					async () => {
-						if (said.length) checks.info(`installing in the background since the suite started (log: ${path.relative(REPOSITORY_ROOT, LOGS_DIR)}/n8n-install-${runtime.n8nVersion}.log)`);
-						return await installation;
+						const result = await installation;
+						// What its installer said while an earlier n8n was being checked.
+						for (const line of said) checks.info(line);
+						return result;
 					},
 					(result) => `${result.cached ? 'reused' : 'installed now'}: n8n ${result.n8nVersion}, Node.js ${result.nodeVersion}`,
 				);
