@@ -19,7 +19,8 @@ import { parseArgs } from 'node:util';
 import { buildAndPack, installIntoUserFolder } from '../dev/n8n/communityPackage';
 import { DEMO_CREDENTIAL, loadExamples, writeCredentialFile, writeImportFolder } from '../dev/n8n/examples';
 import { n8nCli, n8nEnv, N8nRest, startN8n, type Owner, type RunningN8n } from '../dev/n8n/n8n';
-import { CACHE_DIR, ensureN8n } from '../dev/n8n/n8nInstall';
+import { CACHE_DIR, ensureN8n, installDir } from '../dev/n8n/n8nInstall';
+import { DEFAULT_RUNTIME } from '../dev/n8n/n8nVersions';
 import { installCleanup, stopAll } from '../dev/n8n/processes';
 import { errorMessage, freePort, portIsFree, REPOSITORY_ROOT, seconds } from '../dev/n8n/util';
 import { startPhpRankServer, type PhpRankServer } from '../dev/server';
@@ -76,8 +77,8 @@ async function main(): Promise<void> {
 		const port = await choosePort(values.port ?? process.env.N8N_PORT);
 
 		step('n8n and Node.js 24');
-		if (!existsSync(path.join(CACHE_DIR, 'node_modules', 'n8n', 'package.json'))) {
-			say(`  the first start downloads n8n and Node.js 24 from the npm registry into ${path.relative(REPOSITORY_ROOT, CACHE_DIR)}:`);
+		if (!existsSync(path.join(installDir(DEFAULT_RUNTIME), 'node_modules', 'n8n', 'package.json'))) {
+			say(`  the first start downloads n8n and Node.js 24 from the npm registry into ${path.relative(REPOSITORY_ROOT, installDir(DEFAULT_RUNTIME))}:`);
 			say('  about 3 GB on disk and about 5 minutes; later starts reuse them (Ctrl+C stops it)');
 		}
 		const install = await ensureN8n({ log: (text) => say(`  ${text}`) });

@@ -51,6 +51,8 @@ export interface WorkflowNode {
 	parameters: Record<string, unknown>;
 	credentials?: Record<string, { id: string; name: string }>;
 	position?: [number, number];
+	webhookId?: string;
+	onError?: 'stopWorkflow' | 'continueRegularOutput' | 'continueErrorOutput';
 }
 
 export interface WorkflowJson {

@@ -2,6 +2,7 @@
 import path from 'node:path';
 
 import type { N8nInstallation } from './n8nInstall';
+import { knownModules } from './n8nVersions';
 import { runProcess, startProcess, tail, type RunResult, type StartedProcess } from './processes';
 import { EXAMPLES_DIR, LOGS_DIR, REPOSITORY_ROOT, request, waitFor } from './util';
 
@@ -14,12 +15,17 @@ export interface N8nEnvOptions {
 	port?: number;
 }
 
+/** The modules that call out to the internet at start-up: turned off where this n8n has them. */
+const ONLINE_MODULES = ['mcp-registry'];
+
 /** Keys from the calling environment that would change how n8n behaves. */
 const INHERITED_KEYS = /^(N8N_|DB_|EXECUTIONS_|QUEUE_|GENERIC_TIMEZONE$|WEBHOOK_URL$|NODE_OPTIONS$|NODE_PATH$|npm_|INIT_CWD$)/i;
 
 export function n8nEnv(install: N8nInstallation, options: N8nEnvOptions): NodeJS.ProcessEnv {
 	const env: NodeJS.ProcessEnv = {};
 	for (const [key, value] of Object.entries(process.env)) if (!INHERITED_KEYS.test(key)) env[key] = value;
+	const known = knownModules(install.dir);
+	const disabledModules = ONLINE_MODULES.filter((name) => known.includes(name));
 	return {
 		...env,
 		PATH: `${path.dirname(install.nodeBin)}${path.delimiter}${process.env.PATH ?? ''}`,
@@ -35,8 +41,7 @@ export function n8nEnv(install: N8nInstallation, options: N8nEnvOptions): NodeJS
 		N8N_TEMPLATES_ENABLED: 'false',
 		N8N_PERSONALIZATION_ENABLED: 'false',
 		N8N_HIRING_BANNER_ENABLED: 'false',
-		// The one module that calls out to the internet at start-up.
-		N8N_DISABLED_MODULES: 'mcp-registry',
+		...(disabledModules.length ? { N8N_DISABLED_MODULES: disabledModules.join(',') } : {}),
 		// The examples read examples/data/urls.csv, relative to the folder n8n runs in (the repository).
 		N8N_RESTRICT_FILE_ACCESS_TO: EXAMPLES_DIR,
 		N8N_LOG_LEVEL: 'info',
@@ -44,7 +49,7 @@ export function n8nEnv(install: N8nInstallation, options: N8nEnvOptions): NodeJS
 	};
 }
 
-/** `n8n <args>`, run with Node 24 from the repository folder. */
+/** `n8n <args>`, run with the installation's Node.js from the repository folder. */
 export async function n8nCli(
 	install: N8nInstallation,
 	env: NodeJS.ProcessEnv,
@@ -102,7 +107,10 @@ export interface RunningN8n {
 	stop(): Promise<void>;
 }
 
-/** `n8n start`, resolved once the editor and API answer (readiness), within `timeoutMs`. */
+/**
+ * `n8n start`, resolved once the editor and API answer, within `timeoutMs`. n8n 1.x reports itself ready as soon
+ * as its database is, before it has set up its REST API: the settings the editor loads first tell when it is.
+ */
 export async function startN8n(
 	install: N8nInstallation,
 	env: NodeJS.ProcessEnv,
@@ -117,8 +125,11 @@ export async function startN8n(
 	const running: RunningN8n = { process: n8nProcess, url, stop: async () => await n8nProcess.stop(20_000) };
 	try {
 		await waitFor(
-			'n8n to answer on /healthz/readiness',
-			async () => ((await request(`${url}/healthz/readiness`, { timeoutMs: 5_000 })).status === 200 ? true : undefined),
+			'n8n to answer on /healthz/readiness and /rest/settings',
+			async () => {
+				if ((await request(`${url}/healthz/readiness`, { timeoutMs: 5_000 })).status !== 200) return undefined;
+				return (await request(`${url}/rest/settings`, { timeoutMs: 5_000 })).status === 200 ? true : undefined;
+			},
 			{
 				timeoutMs: options.timeoutMs ?? 180_000,
 				intervalMs: 1_000,

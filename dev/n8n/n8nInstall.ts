@@ -1,42 +1,45 @@
 /**
- * A pinned n8n and Node.js 24 from the npm registry, installed once into `.n8n-e2e/` (ignored by git) with
- * their own package.json, so that the project's lock file stays small and later runs start in seconds.
+ * A pinned n8n and the Node.js it runs on, both from the npm registry, installed once into their own folder of
+ * `.n8n-e2e/` (ignored by git; one folder per n8n version, see n8nVersions.ts) with their own package.json, so
+ * that the project's lock file stays small and later runs start in seconds.
  *
  * n8n is installed with install scripts off (some of its optional dependencies' scripts download from other
  * hosts); afterwards only two packages need theirs: `node`, whose script fetches the Node.js binary for this
- * platform from the registry, and `sqlite3`, built here against Node 24's headers (and Debian's libsqlite3
+ * platform from the registry, and `sqlite3`, built here against that Node.js's headers (and Debian's libsqlite3
  * when `libsqlite3-dev` is installed, which is much faster than building the bundled copy).
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
+import { DEFAULT_RUNTIME, majorOf, nodeLabel, type N8nRuntime } from './n8nVersions';
 import { runProcess } from './processes';
 import { LOGS_DIR, REPOSITORY_ROOT, seconds, sleep } from './util';
 
-export const N8N_VERSION = '2.41.1';
-export const NODE_VERSION = '24.21.0';
-
 export const CACHE_DIR = path.resolve(process.env.N8N_E2E_CACHE_DIR ?? path.join(REPOSITORY_ROOT, '.n8n-e2e'));
 
-const MANIFEST = {
-	name: 'n8n-nodes-phprank-n8n-runtime',
-	version: '0.0.0',
-	private: true,
-	description: 'n8n and Node.js 24 for the end-to-end suite and `npm start` of n8n-nodes-phprank (written by e2e/lib/n8nInstall.ts)',
-	dependencies: { n8n: N8N_VERSION, node: NODE_VERSION },
-	// n8n asks for linkedom ^0.18.13; 0.18.15 depends on cssomnom, which the registry does not have.
-	overrides: { linkedom: '0.18.14' },
-};
+function manifest(runtime: N8nRuntime) {
+	return {
+		name: 'n8n-nodes-phprank-n8n-runtime',
+		version: '0.0.0',
+		private: true,
+		description: `n8n ${runtime.n8nVersion} and ${nodeLabel(runtime)} for the end-to-end suite and \`npm start\` of n8n-nodes-phprank (written by dev/n8n/n8nInstall.ts)`,
+		dependencies: { n8n: runtime.n8nVersion, node: runtime.nodeVersion },
+		overrides: runtime.overrides,
+	};
+}
 
-const MANIFEST_HASH = createHash('sha256').update(JSON.stringify(MANIFEST)).digest('hex').slice(0, 16);
+const manifestHash = (runtime: N8nRuntime) => createHash('sha256').update(JSON.stringify(manifest(runtime))).digest('hex').slice(0, 16);
+
+/** The folder of one n8n version in the cache. */
+export const installDir = (runtime: N8nRuntime) => path.join(CACHE_DIR, `n8n-${runtime.n8nVersion}`);
 
 const STAMP = 'installed.json';
-const LOG_FILE = path.join(LOGS_DIR, 'n8n-install.log');
+const logFile = (runtime: N8nRuntime) => path.join(LOGS_DIR, `n8n-install-${runtime.n8nVersion}.log`);
 
 export interface N8nInstallation {
 	dir: string;
-	/** The Node.js 24 binary n8n runs on. */
+	/** The Node.js binary n8n runs on. */
 	nodeBin: string;
 	/** n8n's command-line entry point (run it with `nodeBin`). */
 	n8nBin: string;
@@ -100,23 +103,23 @@ function nodePlatformPackage(dir: string): string | undefined {
 	return found && existsSync(path.join(nested, found, 'include', 'node')) ? path.join(nested, found) : undefined;
 }
 
-async function verify(dir: string): Promise<{ nodeVersion: string; n8nVersion: string }> {
+async function verify(dir: string, runtime: N8nRuntime): Promise<{ nodeVersion: string; n8nVersion: string }> {
 	const p = paths(dir);
-	const { stdout } = await runProcess('node 24', p.nodeBin, ['-e', "require('sqlite3'); process.stdout.write(process.version)"], {
+	const { stdout } = await runProcess(nodeLabel(runtime), p.nodeBin, ['-e', "require('sqlite3'); process.stdout.write(process.version)"], {
 		cwd: dir,
 		timeoutMs: 60_000,
 	});
 	const nodeVersion = stdout.trim();
-	if (!nodeVersion.startsWith('v24.')) throw new Error(`expected Node.js 24, got ${nodeVersion}`);
+	if (majorOf(nodeVersion) !== majorOf(runtime.nodeVersion)) throw new Error(`expected ${nodeLabel(runtime)}, got ${nodeVersion}`);
 	const n8nVersion = String(readJson(p.n8nPackage)?.version ?? '');
-	if (n8nVersion !== N8N_VERSION) throw new Error(`expected n8n ${N8N_VERSION}, found "${n8nVersion}"`);
+	if (n8nVersion !== runtime.n8nVersion) throw new Error(`expected n8n ${runtime.n8nVersion}, found "${n8nVersion}"`);
 	return { nodeVersion, n8nVersion };
 }
 
-function isCached(dir: string): boolean {
+function isCached(dir: string, runtime: N8nRuntime): boolean {
 	const p = paths(dir);
 	const stamp = readJson(p.stamp);
-	return stamp?.manifest === MANIFEST_HASH && [p.nodeBin, p.n8nBin, p.sqliteBinding].every((file) => existsSync(file));
+	return stamp?.manifest === manifestHash(runtime) && [p.nodeBin, p.n8nBin, p.sqliteBinding].every((file) => existsSync(file));
 }
 
 function processAlive(pid: number): boolean {
@@ -159,35 +162,40 @@ async function withLock<T>(dir: string, timeoutMs: number, log: (text: string) =
 }
 
 export interface EnsureOptions {
+	/** Which n8n, on which Node.js (the newest n8n the suite proves unless given). */
+	runtime?: N8nRuntime;
 	/** Progress lines while installing. */
 	log?: (text: string) => void;
 	/** Upper bound for the whole installation. */
 	timeoutMs?: number;
 }
 
-/** Installs n8n and Node 24 into the cache folder unless they are already there, and checks they run. */
+/** Installs n8n and its Node.js into the cache folder unless they are already there, and checks they run. */
 export async function ensureN8n(options: EnsureOptions = {}): Promise<N8nInstallation> {
+	const runtime = options.runtime ?? DEFAULT_RUNTIME;
 	const log = options.log ?? ((text: string) => console.log(text));
 	const timeoutMs = options.timeoutMs ?? 25 * 60_000;
-	const dir = CACHE_DIR;
+	const dir = installDir(runtime);
 	const p = paths(dir);
+	const installLog = logFile(runtime);
+	const node = nodeLabel(runtime);
 	mkdirSync(dir, { recursive: true });
 
-	if (isCached(dir)) {
-		const versions = await verify(dir);
+	if (isCached(dir, runtime)) {
+		const versions = await verify(dir, runtime);
 		return { dir, nodeBin: p.nodeBin, n8nBin: p.n8nBin, ...versions, cached: true };
 	}
 
 	return await withLock(dir, timeoutMs, log, async () => {
-		if (isCached(dir)) {
-			const versions = await verify(dir);
+		if (isCached(dir, runtime)) {
+			const versions = await verify(dir, runtime);
 			return { dir, nodeBin: p.nodeBin, n8nBin: p.n8nBin, ...versions, cached: true };
 		}
 		const startedAt = Date.now();
 		const remaining = () => Math.max(60_000, timeoutMs - (Date.now() - startedAt));
 		rmSync(p.stamp, { force: true });
-		writeFileSync(path.join(dir, 'package.json'), `${JSON.stringify(MANIFEST, null, 2)}\n`);
-		log(`installing n8n ${N8N_VERSION} and Node.js ${NODE_VERSION} from the npm registry into ${path.relative(process.cwd(), dir) || dir}`);
+		writeFileSync(path.join(dir, 'package.json'), `${JSON.stringify(manifest(runtime), null, 2)}\n`);
+		log(`installing n8n ${runtime.n8nVersion} and Node.js ${runtime.nodeVersion} from the npm registry into ${path.relative(process.cwd(), dir) || dir}`);
 		log('(once; later runs reuse it. This takes about 5 minutes.)');
 
 		const env = cleanNpmEnv();
@@ -201,25 +209,25 @@ export async function ensureN8n(options: EnsureOptions = {}): Promise<N8nInstall
 			await runProcess('npm install (n8n)', 'npm', ['install', '--ignore-scripts', ...npmFlags], {
 				cwd: dir,
 				env,
-				logFile: LOG_FILE,
+				logFile: installLog,
 				timeoutMs: remaining(),
 			});
 		} finally {
 			clearInterval(ticker);
 		}
-		log(`  packages installed (${countPackages(nodeModules)}) after ${seconds(Date.now() - startedAt)}; fetching the Node.js 24 binary`);
+		log(`  packages installed (${countPackages(nodeModules)}) after ${seconds(Date.now() - startedAt)}; fetching the ${node} binary`);
 
 		await runProcess('npm rebuild node', 'npm', ['rebuild', 'node', '--ignore-scripts=false', '--foreground-scripts', ...npmFlags], {
 			cwd: dir,
 			env,
-			logFile: LOG_FILE,
+			logFile: installLog,
 			timeoutMs: Math.min(remaining(), 10 * 60_000),
 		});
 		const platformPackage = nodePlatformPackage(dir);
-		if (!existsSync(p.nodeBin) || !platformPackage) throw new Error(`the node package did not provide a binary and headers (see ${LOG_FILE})`);
+		if (!existsSync(p.nodeBin) || !platformPackage) throw new Error(`the node package did not provide a binary and headers (see ${installLog})`);
 
 		const systemSqlite = existsSync('/usr/include/sqlite3.h');
-		log(`  building sqlite3 for Node.js 24 ${systemSqlite ? "against the system's libsqlite3" : 'with its bundled SQLite (install libsqlite3-dev to make this faster)'}`);
+		log(`  building sqlite3 for ${node} ${systemSqlite ? "against the system's libsqlite3" : 'with its bundled SQLite (install libsqlite3-dev to make this faster)'}`);
 		await runProcess('npm rebuild sqlite3', 'npm', ['rebuild', 'sqlite3', '--ignore-scripts=false', ...npmFlags], {
 			cwd: dir,
 			env: cleanNpmEnv({
@@ -229,14 +237,14 @@ export async function ensureN8n(options: EnsureOptions = {}): Promise<N8nInstall
 				...(systemSqlite ? { npm_config_sqlite: '/usr' } : {}),
 				JOBS: 'max',
 			}),
-			logFile: LOG_FILE,
+			logFile: installLog,
 			timeoutMs: Math.min(remaining(), 15 * 60_000),
 		});
 
-		const versions = await verify(dir);
+		const versions = await verify(dir, runtime);
 		writeFileSync(
 			p.stamp,
-			`${JSON.stringify({ manifest: MANIFEST_HASH, ...versions, installedAt: new Date().toISOString(), tookMs: Date.now() - startedAt }, null, 2)}\n`,
+			`${JSON.stringify({ manifest: manifestHash(runtime), ...versions, installedAt: new Date().toISOString(), tookMs: Date.now() - startedAt }, null, 2)}\n`,
 		);
 		log(`  n8n ${versions.n8nVersion} on Node.js ${versions.nodeVersion} ready after ${seconds(Date.now() - startedAt)}`);
 		return { dir, nodeBin: p.nodeBin, n8nBin: p.n8nBin, ...versions, cached: false };

@@ -8,6 +8,9 @@ export class Checks {
 
 	readonly failures: string[] = [];
 
+	/** Put before every check's name, e.g. the n8n the checks run on, when the suite runs the same checks on several. */
+	prefix = '';
+
 	section(title: string): void {
 		console.log(`\n== ${title}`);
 	}
@@ -18,14 +21,14 @@ export class Checks {
 
 	pass(name: string, detail?: string): void {
 		this.passed++;
-		console.log(`PASS ${name}${detail ? ` (${detail})` : ''}`);
+		console.log(`PASS ${this.prefix}${name}${detail ? ` (${detail})` : ''}`);
 	}
 
 	fail(name: string, reason: string): void {
 		this.failed++;
-		this.failures.push(name);
+		this.failures.push(`${this.prefix}${name}`);
 		const [first, ...rest] = reason.split('\n');
-		console.log(`FAIL ${name}: ${first}`);
+		console.log(`FAIL ${this.prefix}${name}: ${first}`);
 		for (const line of rest) console.log(`     ${line}`);
 	}
 
