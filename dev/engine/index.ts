@@ -9,7 +9,7 @@ export { loadOptions, type ListSearchOptions, type LoadOptionsMethodOptions, typ
 export { testCredential } from './credentialTest';
 export type { CredentialTestOptions } from './credentialTest';
 export type { CredentialsData } from './credentials';
-export { toToolDescription } from './nodeTypes';
+export { HarnessNodeTypes, toToolDescription } from './nodeTypes';
 export { logsToText } from './logs';
 export type { LogLine } from './logs';
 export { createPoller } from './poll';
