@@ -101,62 +101,25 @@ describe('phpRank node description', () => {
 		expect(description.properties.filter((p) => p.name === 'options')).toHaveLength(3);
 	});
 
-	it('describes each operation in a short sentence, and tells an AI agent what it returns and which ID it needs', () => {
+	it('describes each operation in a short sentence, and names in its action which ID it needs, as n8n names the node and its AI tool after the action', () => {
 		const operations = description.properties
 			.filter((p) => p.name === 'operation')
 			.flatMap((p) => p.options as INodePropertyOptions[]);
-		for (const { name, description: said, action } of operations) {
-			expect(said).toMatch(/^[A-Z][a-z]+( many)? an? (report|project)s?$|^Get many (reports|projects)$/);
+		for (const { description: said, action } of operations) {
+			expect(said).toMatch(/^(Create|Get|Update|Delete) an? (report|project)$|^Get many (reports|projects)$/);
 			expect(action?.startsWith(String(said))).toBe(true);
-			expect(`${name}: ${action}`.length).toBeLessThan(110);
+			expect(action!.length).toBeLessThanOrEqual(25);
 		}
-		const actionOf = (value: string, resource = 'report') =>
-			operations.find((option) => option.value === value && option.action?.includes(resource))?.action;
-		expect(actionOf('get')).toMatch(/by its ID.*score, grade/);
-		expect(actionOf('update')).toMatch(/by its ID/);
-		expect(actionOf('delete')).toMatch(/by its ID/);
-		expect(actionOf('create')).toMatch(/returning its ID, score and grade/);
-		expect(actionOf('delete', 'project')).toMatch(/by the project name/);
-	});
-
-	it('creates reports with privacy 0 Public, 1 Private, 2 Password (default 0) and shows the password only for 2', () => {
-		const privacy = property('report', 'create', 'privacy');
-		expect(namesAndValues(privacy)).toEqual([
-			['Public', 0],
-			['Private', 1],
-			['Password', 2],
+		const actions = operations.map((option) => option.action).sort();
+		expect(actions).toEqual([
+			'Create a report for a URL',
+			'Delete a project by name',
+			'Delete a report by ID',
+			'Get a report by ID',
+			'Get many projects',
+			'Get many reports',
+			'Update a report by ID',
 		]);
-		expect(privacy.default).toBe(0);
-		const password = property('report', 'create', 'password');
-		expect(password.displayOptions?.show?.privacy).toEqual([2]);
-		// Required at run time (see create.test.ts): an n8n `required` flag would also demand it when
-		// Privacy is an expression that gives 0 or 1.
-		expect(password.required).toBeFalsy();
-		expect(password.description).toMatch(/required with Privacy: Password/);
-		expect(password.typeOptions?.password).toBe(true);
-		expect(property('report', 'create', 'url').required).toBe(true);
-	});
-
-	it('asks what to do when the URL already has a report, right after URL, creating another by default', () => {
-		const names = propertiesOf('report', 'create').map((p) => p.name);
-		expect(names.indexOf('ifReportExists')).toBe(names.indexOf('url') + 1);
-		const ifReportExists = property('report', 'create', 'ifReportExists');
-		expect(ifReportExists).toMatchObject({ displayName: 'If the URL Already Has a Report', type: 'options', noDataExpression: false });
-		expect(ifReportExists.default).toBe('createAnother');
-		expect(namesAndValues(ifReportExists)).toEqual([
-			['Create Another Report', 'createAnother'],
-			['Re-Analyze the Existing Report', 'reanalyzeExisting'],
-			['Return the Existing Report', 'returnExisting'],
-		]);
-		expect(ifReportExists.description).toMatch(/Privacy and Password apply only when a report is created/);
-		expect(ifReportExists.routing).toBeUndefined();
-	});
-
-	it('offers Add Previous Score on Update only, off by default', () => {
-		const addPreviousScore = nested(property('report', 'update', 'options'), 'includePreviousScore');
-		expect(addPreviousScore).toMatchObject({ displayName: 'Add Previous Score', type: 'boolean', default: false });
-		expect(addPreviousScore.displayOptions?.show).toEqual({ '/resource': ['report'], '/operation': ['update'] });
-		expect(addPreviousScore.description).toMatch(/Re-Analyze, reads the report first.*previousResult, previousGrade and resultChange/);
 	});
 
 	it('updates privacy, password and re-analysis', () => {

@@ -23,7 +23,7 @@ export const projectDeleteOperation = operation(
 	{
 		name: 'Delete',
 		value: 'delete',
-		action: 'Delete a project and all its reports by the project name',
+		action: 'Delete a project by name',
 		description: 'Delete a project',
 	},
 	{ method: 'DELETE' },

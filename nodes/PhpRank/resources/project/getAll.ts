@@ -26,7 +26,7 @@ export const projectGetManyOperation = operation(
 	{
 		name: 'Get Many',
 		value: 'getAll',
-		action: 'Get many projects, each with its report count, average score and grade',
+		action: 'Get many projects',
 		description: 'Get many projects',
 	},
 	{ method: 'GET', url: '/projects' },

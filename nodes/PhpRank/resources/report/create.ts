@@ -165,7 +165,7 @@ export const reportCreateOperation = operation(
 	{
 		name: 'Create',
 		value: 'create',
-		action: 'Create a report of a URL, returning its ID, score and grade',
+		action: 'Create a report for a URL',
 		description: 'Create a report',
 	},
 	{ method: 'POST', url: '/reports', headers: FORM_HEADERS },

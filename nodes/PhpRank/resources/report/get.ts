@@ -5,7 +5,7 @@ export const reportGetOperation = operation(
 	{
 		name: 'Get',
 		value: 'get',
-		action: 'Get a report by its ID, with its score, grade and checks',
+		action: 'Get a report by ID',
 		description: 'Get a report',
 	},
 	{ method: 'GET' },

@@ -39,7 +39,7 @@ export const reportGetManyOperation = operation(
 	{
 		name: 'Get Many',
 		value: 'getAll',
-		action: 'Get many reports, filtered by URL, project or grade, each with its ID, score and grade',
+		action: 'Get many reports',
 		description: 'Get many reports',
 	},
 	{ method: 'GET', url: '/reports' },

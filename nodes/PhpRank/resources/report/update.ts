@@ -63,7 +63,7 @@ export const reportUpdateOperation = operation(
 	{
 		name: 'Update',
 		value: 'update',
-		action: 'Update a report by its ID (privacy, password, re-analysis), returning the report',
+		action: 'Update a report by ID',
 		description: 'Update a report',
 	},
 	{ method: 'PUT', headers: FORM_HEADERS },
