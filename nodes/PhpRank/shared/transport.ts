@@ -92,14 +92,26 @@ function isPage(body: IDataObject): boolean {
 	);
 }
 
-/** One page of a phpRank list, its envelope checked. */
-export async function readPage(context: RequestContext, plan: RequestPlan, number: number, perPage: number): Promise<Page> {
+/**
+ * One page of a phpRank list, its envelope checked, and by default that it is the page asked for: a cache in
+ * front of phpRank that ignores the page number would otherwise repeat page 1 as every page.
+ */
+export async function readPage(
+	context: RequestContext,
+	plan: RequestPlan,
+	number: number,
+	perPage: number,
+	{ acceptOtherPage = false } = {},
+): Promise<Page> {
 	const body = await sendRequest(context, {
 		...plan,
 		options: { ...plan.options, qs: { ...plan.options.qs, per_page: perPage, page: number } },
 	});
 	if (!isPage(body)) throw unexpectedAnswer(context, 'page of records ("data" and "meta")');
 	const meta = body.meta as IDataObject;
+	if (!acceptOtherPage && meta.current_page !== number) {
+		throw unexpectedAnswer(context, `page ${number} (it sent page ${String(meta.current_page)})`);
+	}
 	return {
 		records: body.data as IDataObject[],
 		number,
@@ -134,5 +146,8 @@ export async function readPageOutsideRun(
 		url: path,
 		qs: query,
 	};
-	return await readPage(asItem(context) as unknown as RequestContext, { options, subjectOf: () => subject, maxWaitSeconds }, page, perPage);
+	// The editor's lists and the trigger stop on the page they asked for, whatever page a cache sends.
+	return await readPage(asItem(context) as unknown as RequestContext, { options, subjectOf: () => subject, maxWaitSeconds }, page, perPage, {
+		acceptOtherPage: true,
+	});
 }
