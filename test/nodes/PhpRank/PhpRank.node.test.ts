@@ -122,6 +122,46 @@ describe('phpRank node description', () => {
 		]);
 	});
 
+	it('creates reports with privacy 0 Public, 1 Private, 2 Password (default 0) and shows the password only for 2', () => {
+		const privacy = property('report', 'create', 'privacy');
+		expect(namesAndValues(privacy)).toEqual([
+			['Public', 0],
+			['Private', 1],
+			['Password', 2],
+		]);
+		expect(privacy.default).toBe(0);
+		const password = property('report', 'create', 'password');
+		expect(password.displayOptions?.show?.privacy).toEqual([2]);
+		// Required at run time (see create.test.ts): an n8n `required` flag would also demand it when
+		// Privacy is an expression that gives 0 or 1.
+		expect(password.required).toBeFalsy();
+		expect(password.description).toMatch(/required with Privacy: Password/);
+		expect(password.typeOptions?.password).toBe(true);
+		expect(property('report', 'create', 'url').required).toBe(true);
+	});
+
+	it('asks what to do when the URL already has a report, right after URL, creating another by default', () => {
+		const names = propertiesOf('report', 'create').map((p) => p.name);
+		expect(names.indexOf('ifReportExists')).toBe(names.indexOf('url') + 1);
+		const ifReportExists = property('report', 'create', 'ifReportExists');
+		expect(ifReportExists).toMatchObject({ displayName: 'If the URL Already Has a Report', type: 'options', noDataExpression: false });
+		expect(ifReportExists.default).toBe('createAnother');
+		expect(namesAndValues(ifReportExists)).toEqual([
+			['Create Another Report', 'createAnother'],
+			['Re-Analyze the Existing Report', 'reanalyzeExisting'],
+			['Return the Existing Report', 'returnExisting'],
+		]);
+		expect(ifReportExists.description).toMatch(/Privacy and Password apply only when a report is created/);
+		expect(ifReportExists.routing).toBeUndefined();
+	});
+
+	it('offers Add Previous Score on Update only, off by default', () => {
+		const addPreviousScore = nested(property('report', 'update', 'options'), 'includePreviousScore');
+		expect(addPreviousScore).toMatchObject({ displayName: 'Add Previous Score', type: 'boolean', default: false });
+		expect(addPreviousScore.displayOptions?.show).toEqual({ '/resource': ['report'], '/operation': ['update'] });
+		expect(addPreviousScore.description).toMatch(/Re-Analyze, reads the report first.*previousResult, previousGrade and resultChange/);
+	});
+
 	it('updates privacy, password and re-analysis', () => {
 		const updateFields = property('report', 'update', 'updateFields');
 		expect((updateFields.options as INodeProperties[]).map((o) => o.name).sort()).toEqual([
