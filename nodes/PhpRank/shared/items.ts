@@ -14,6 +14,12 @@ function scoreOf(value: unknown): number | undefined {
 	return Number.isFinite(score) ? score : undefined;
 }
 
+/** A score as phpRank stores it, or null when phpRank sent none. */
+function storedScoreOf(value: unknown): number | null {
+	const score = scoreOf(value);
+	return score === undefined ? null : storedScore(score);
+}
+
 const IMPORTANCES = ['high', 'medium', 'low'] as const;
 
 type Importance = (typeof IMPORTANCES)[number];
@@ -52,12 +58,12 @@ export function shapeReport(record: IDataObject, { omitResults }: ReportShape, a
 			report[key] = value;
 			continue;
 		}
-		const score = scoreOf(value);
-		if (score === undefined) {
+		const score = storedScoreOf(value);
+		if (score === null) {
 			report.result = value;
 		} else {
-			report.result = storedScore(score);
-			report.grade = gradeOf(report.result as number);
+			report.result = score;
+			report.grade = gradeOf(score);
 		}
 		Object.assign(report, summary);
 		summarized = true;
@@ -67,13 +73,12 @@ export function shapeReport(record: IDataObject, { omitResults }: ReportShape, a
 
 /** The score a report had before, with its grade, and how far the stored score moved since. */
 export function previousScoreOf(previous: IDataObject, current: IDataObject): IDataObject {
-	const before = scoreOf(previous.result);
-	const after = scoreOf(current.result);
-	const previousResult = before === undefined ? null : storedScore(before);
+	const previousResult = storedScoreOf(previous.result);
+	const result = storedScoreOf(current.result);
 	return {
 		previousResult,
 		previousGrade: previousResult === null ? null : gradeOf(previousResult),
-		resultChange: previousResult === null || after === undefined ? null : storedScore(after) - previousResult,
+		resultChange: previousResult === null || result === null ? null : result - previousResult,
 	};
 }
 

@@ -52,8 +52,10 @@ async function updateReport(this: IExecutePaginationFunctions, requestData: Requ
 	const runOptions = runOptionsOf(this);
 	const addPreviousScore = parseBoolean(this, 'Add Previous Score', runOptions.includePreviousScore ?? false);
 	const reanalyzes = (requestData.options.body as IDataObject).results === 1;
-	const read = relatedRequest(requestData.options, { method: 'GET', url: String(requestData.options.url) });
-	const previous = addPreviousScore && reanalyzes ? recordOf(this, await send(this, requestData, runOptions, read)) : undefined;
+	const previous =
+		addPreviousScore && reanalyzes
+			? recordOf(this, await send(this, requestData, runOptions, relatedRequest(requestData.options, { method: 'GET', url: String(requestData.options.url) })))
+			: undefined;
 	const record = recordOf(this, await send(this, requestData, runOptions));
 	const additions = addPreviousScore ? previousScoreOf(previous ?? record, record) : {};
 	return toItems(this, [record], (report) => shapeReport(report, runOptions, additions));
