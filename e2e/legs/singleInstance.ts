@@ -159,6 +159,15 @@ export async function proveSingleInstance(leg: LegContext): Promise<void> {
 			assert(tool, 'missing: is the node usableAsTool?');
 			return `"${tool.displayName}"`;
 		});
+		await checks.check('the tool keeps the node\'s own Description per operation, and n8n adds no automatic one', () => {
+			const tool = nodeTypes.find((type) => type.name === TOOL_NODE_TYPE);
+			const properties = tool?.properties ?? [];
+			const descriptions = properties.filter((property) => property.name === 'toolDescription');
+			const operations = descriptions.map((property) => `${property.displayOptions?.show?.resource}/${property.displayOptions?.show?.operation}`);
+			assertEqual(operations.length, 7, 'tool Descriptions, one per operation');
+			assert(!properties.some((property) => property.name === 'descriptionType'), 'n8n added its Set Automatically choice');
+			return `${operations.join(', ')}`;
+		});
 		await checks.check(`trigger ${TRIGGER_NODE_TYPE} registered as a polling trigger`, () => {
 			const trigger = nodeTypes.find((type) => type.name === TRIGGER_NODE_TYPE);
 			assert(trigger, `not among the ${nodeTypes.length} node types`);

@@ -2,8 +2,8 @@ import type { INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { searchProjects } from './listSearch/searchProjects';
 import { searchReports } from './listSearch/searchReports';
 import { singleRecordOptions } from './resources/options';
-import { projectFields, projectOperations } from './resources/project';
-import { reportFields, reportOperations } from './resources/report';
+import { projectFields, projectOperations, projectToolDescriptions } from './resources/project';
+import { reportFields, reportOperations, reportToolDescriptions } from './resources/report';
 import { MAIN_CONNECTION, returnAllAndLimit } from './shared/descriptions';
 import { updateDisplayOptions } from './shared/displayOptions';
 import { CREDENTIAL_TYPE, REQUEST_DEFAULTS } from './shared/transport';
@@ -37,6 +37,8 @@ export class PhpRank implements INodeType {
 			},
 			reportOperations,
 			projectOperations,
+			...reportToolDescriptions,
+			...projectToolDescriptions,
 			...updateDisplayOptions({ show: { resource: ['report', 'project'], operation: ['getAll'] } }, returnAllAndLimit()),
 			...reportFields,
 			...projectFields,

@@ -124,6 +124,28 @@ export const maxRateLimitWaitOption: INodeProperties = {
 		"How long each item may wait in all when phpRank's rate limit is reached. The node paces itself and sends a refused request again once phpRank allows it; the default lets about 3,600 items through phpRank's default 60 requests a minute. 0 turns waiting off.",
 };
 
+/** A report item as the descriptions an AI agent reads name it. */
+export const REPORT_ITEM_FOR_AGENTS =
+	'url, project, result (the SEO score, 0 to 100), grade (good above 79, decent from 49, bad below 49), failedChecks (the names of the failed checks by importance: high, medium, low) and, unless left out in Options, results (every check)';
+
+/**
+ * The description an AI agent reads for each operation, on the tool variant only. n8n builds one from the
+ * operation's action when a node declares none, and the action also names a new node, so it cannot say
+ * what comes back.
+ */
+export function toolDescriptions(resource: string, byOperation: Record<string, string>): INodeProperties[] {
+	return Object.entries(byOperation).map(([operation, text]) => ({
+		displayName: 'Description',
+		name: 'toolDescription',
+		type: 'string',
+		default: text,
+		required: true,
+		typeOptions: { rows: 4 },
+		displayOptions: { show: { '@tool': [true], resource: [resource], operation: [operation] } },
+		description: 'What the AI agent is told this tool does, needs and returns',
+	}));
+}
+
 export const omitResultsOption: INodeProperties = {
 	displayName: 'Leave Out Per-Check Results',
 	name: 'omitResults',

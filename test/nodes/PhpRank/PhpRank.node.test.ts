@@ -67,13 +67,13 @@ describe('phpRank node description', () => {
 				.filter((p) => p.type !== 'notice')
 				.map((p) => p.name)
 				.sort();
-		expect(names('report', 'create')).toEqual(['ifReportExists', 'options', 'password', 'privacy', 'url']);
-		expect(names('report', 'get')).toEqual(['options', 'reportId']);
-		expect(names('report', 'delete')).toEqual(['options', 'reportId']);
-		expect(names('report', 'update')).toEqual(['options', 'reportId', 'updateFields']);
-		expect(names('report', 'getAll')).toEqual(['filters', 'limit', 'options', 'returnAll']);
-		expect(names('project', 'getAll')).toEqual(['filters', 'limit', 'options', 'returnAll']);
-		expect(names('project', 'delete')).toEqual(['options', 'projectName']);
+		expect(names('report', 'create')).toEqual(['ifReportExists', 'options', 'password', 'privacy', 'toolDescription', 'url']);
+		expect(names('report', 'get')).toEqual(['options', 'reportId', 'toolDescription']);
+		expect(names('report', 'delete')).toEqual(['options', 'reportId', 'toolDescription']);
+		expect(names('report', 'update')).toEqual(['options', 'reportId', 'toolDescription', 'updateFields']);
+		expect(names('report', 'getAll')).toEqual(['filters', 'limit', 'options', 'returnAll', 'toolDescription']);
+		expect(names('project', 'getAll')).toEqual(['filters', 'limit', 'options', 'returnAll', 'toolDescription']);
+		expect(names('project', 'delete')).toEqual(['options', 'projectName', 'toolDescription']);
 	});
 
 	it('keeps rarely changed settings in each operation\'s Options, a rate-limit wait for 3,600 items by default', () => {
@@ -101,7 +101,7 @@ describe('phpRank node description', () => {
 		expect(description.properties.filter((p) => p.name === 'options')).toHaveLength(3);
 	});
 
-	it('describes each operation in a short sentence, and names in its action which ID it needs, as n8n names the node and its AI tool after the action', () => {
+	it('describes each operation in a short sentence, and names in its action which ID it needs, as n8n names a new node after its action', () => {
 		const operations = description.properties
 			.filter((p) => p.name === 'operation')
 			.flatMap((p) => p.options as INodePropertyOptions[]);

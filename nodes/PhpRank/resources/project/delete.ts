@@ -30,3 +30,5 @@ export const projectDeleteOperation = operation(
 	returnDeletion,
 	[setProjectPath],
 );
+
+export const projectDeleteForAgents = 'Delete one phpRank project and every report in it, by the project name (such as example.com). Returns deleted (true) and the name as id.';

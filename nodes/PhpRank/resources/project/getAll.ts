@@ -35,3 +35,5 @@ export const projectGetManyOperation = operation(
 	},
 	[validateProjectListQuery],
 );
+
+export const projectGetManyForAgents = 'List phpRank projects. A project groups the reports of one host and has only a name, such as example.com: the name that deleting a project takes and the report list filters by. Returns one item per project: project (the name), reports (how many), result (the sum of their scores), averageResult (their average SEO score, 0 to 100) and grade (good, decent or bad).';

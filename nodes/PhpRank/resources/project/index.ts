@@ -1,6 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
-import { projectDeleteDescription, projectDeleteOperation } from './delete';
-import { projectGetManyDescription, projectGetManyOperation } from './getAll';
+import { toolDescriptions } from '../../shared/descriptions';
+import { projectDeleteDescription, projectDeleteForAgents, projectDeleteOperation } from './delete';
+import { projectGetManyDescription, projectGetManyForAgents, projectGetManyOperation } from './getAll';
 
 export const projectOperations: INodeProperties = {
 	displayName: 'Operation',
@@ -11,5 +12,10 @@ export const projectOperations: INodeProperties = {
 	options: [projectDeleteOperation, projectGetManyOperation],
 	default: 'getAll',
 };
+
+export const projectToolDescriptions = toolDescriptions('project', {
+	getAll: projectGetManyForAgents,
+	delete: projectDeleteForAgents,
+});
 
 export const projectFields: INodeProperties[] = [...projectGetManyDescription, ...projectDeleteDescription];

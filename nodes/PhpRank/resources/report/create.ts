@@ -7,7 +7,7 @@ import type {
 	INodeExecutionData,
 	INodeProperties,
 } from 'n8n-workflow';
-import { passwordField, privacyField } from '../../shared/descriptions';
+import { passwordField, privacyField, REPORT_ITEM_FOR_AGENTS } from '../../shared/descriptions';
 import { gotNoAnswer } from '../../shared/errors';
 import { previousScoreOf, recordOf, shapeReport, toItems } from '../../shared/items';
 import { oneAtATime } from '../../shared/oneAtATime';
@@ -186,3 +186,5 @@ export async function buildReportCreate(
 	if (body.privacy === PRIVACY.password) body.password = requirePassword(this, this.getNodeParameter('password', ''));
 	return { ...requestOptions, body };
 }
+
+export const reportCreateForAgents = `Create an SEO report of one web page: phpRank fetches the page at the absolute http(s) URL given and scores it. Returns the report: id (the report ID the other phpRank report tools take), ${REPORT_ITEM_FOR_AGENTS}, and outcome (created, existing or reanalyzed).`;

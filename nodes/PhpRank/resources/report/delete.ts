@@ -7,3 +7,5 @@ export const reportDeleteOperation = operation(
 	returnDeletion,
 	[setReportPath],
 );
+
+export const reportDeleteForAgents = 'Delete one phpRank SEO report by its numeric report ID. Returns deleted (true) and the id.';

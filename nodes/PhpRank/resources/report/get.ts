@@ -1,3 +1,4 @@
+import { REPORT_ITEM_FOR_AGENTS } from '../../shared/descriptions';
 import { operation, returnReport } from '../../shared/operations';
 import { setReportPath } from '../../shared/paths';
 
@@ -12,3 +13,5 @@ export const reportGetOperation = operation(
 	returnReport,
 	[setReportPath],
 );
+
+export const reportGetForAgents = `Get one phpRank SEO report by its numeric report ID (the id that creating or listing reports returns). Returns the report: ${REPORT_ITEM_FOR_AGENTS}.`;

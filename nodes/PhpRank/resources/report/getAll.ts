@@ -1,5 +1,5 @@
 import type { IDataObject, IExecuteSingleFunctions, IHttpRequestOptions, INodeProperties } from 'n8n-workflow';
-import { getManyFields, gradeFilter, omitResultsOption, projectFilter, searchFields } from '../../shared/descriptions';
+import { getManyFields, gradeFilter, omitResultsOption, projectFilter, searchFields, REPORT_ITEM_FOR_AGENTS } from '../../shared/descriptions';
 import { updateDisplayOptions } from '../../shared/displayOptions';
 import { GRADE_OPTIONS } from '../../shared/grade';
 import { shapeReport } from '../../shared/items';
@@ -48,3 +48,5 @@ export const reportGetManyOperation = operation(
 	},
 	[validateReportListQuery],
 );
+
+export const reportGetManyForAgents = `List phpRank SEO reports, newest first; they can be filtered by grade (good, decent, bad), by project name and by a search in their URL. Returns one item per report: id (the report ID the other phpRank report tools take), ${REPORT_ITEM_FOR_AGENTS}.`;

@@ -1,11 +1,11 @@
 import type { INodeProperties } from 'n8n-workflow';
-import { reportIdLocator } from '../../shared/descriptions';
+import { reportIdLocator, toolDescriptions } from '../../shared/descriptions';
 import { updateDisplayOptions } from '../../shared/displayOptions';
-import { reportCreateDescription, reportCreateOperation } from './create';
-import { reportDeleteOperation } from './delete';
-import { reportGetOperation } from './get';
-import { reportGetManyDescription, reportGetManyOperation } from './getAll';
-import { reportUpdateDescription, reportUpdateOperation } from './update';
+import { reportCreateDescription, reportCreateForAgents, reportCreateOperation } from './create';
+import { reportDeleteForAgents, reportDeleteOperation } from './delete';
+import { reportGetForAgents, reportGetOperation } from './get';
+import { reportGetManyDescription, reportGetManyForAgents, reportGetManyOperation } from './getAll';
+import { reportUpdateDescription, reportUpdateForAgents, reportUpdateOperation } from './update';
 
 const showOnlyForReports = { resource: ['report'] };
 
@@ -20,6 +20,14 @@ export const reportOperations: INodeProperties = {
 	options: [reportCreateOperation, reportDeleteOperation, reportGetOperation, reportGetManyOperation, reportUpdateOperation],
 	default: 'create',
 };
+
+export const reportToolDescriptions = toolDescriptions('report', {
+	create: reportCreateForAgents,
+	get: reportGetForAgents,
+	getAll: reportGetManyForAgents,
+	update: reportUpdateForAgents,
+	delete: reportDeleteForAgents,
+});
 
 export const reportFields: INodeProperties[] = [
 	...reportCreateDescription,

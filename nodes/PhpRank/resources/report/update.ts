@@ -6,7 +6,7 @@ import type {
 	INodeExecutionData,
 	INodeProperties,
 } from 'n8n-workflow';
-import { passwordField, privacyField } from '../../shared/descriptions';
+import { passwordField, privacyField, REPORT_ITEM_FOR_AGENTS } from '../../shared/descriptions';
 import { updateDisplayOptions } from '../../shared/displayOptions';
 import { previousScoreOf, recordOf, shapeReport, toItems } from '../../shared/items';
 import { operation, runOptionsOf, send } from '../../shared/operations';
@@ -96,3 +96,5 @@ export async function validateReportUpdate(
 	if (body.results !== undefined) body.results = parseBoolean(this, 'Re-Analyze', body.results) ? 1 : 0;
 	return requestOptions;
 }
+
+export const reportUpdateForAgents = `Change one phpRank SEO report by its numeric report ID: its privacy, its password, or analyze the page again to refresh its score (Re-Analyze). Returns the updated report: ${REPORT_ITEM_FOR_AGENTS}.`;
