@@ -1,3 +1,4 @@
+import { ApplicationError } from 'n8n-workflow';
 import type {
 	Icon,
 	ICredentialDataDecryptedObject,
@@ -6,9 +7,20 @@ import type {
 	IHttpRequestOptions,
 	INodeProperties,
 } from 'n8n-workflow';
-import { API_BASE_URL_EXPRESSION } from '../nodes/PhpRank/shared/transport';
+import { apiBaseUrl } from '../nodes/PhpRank/shared/transport';
 
 const NOT_ACCEPTED = 'The API key was refused: copy it again from the API page of your phpRank account';
+
+const OTHER_HOST = 'The phpRank API key is sent only to the phpRank installation named by the Base URL';
+
+function absoluteUrl(url: string | undefined): URL | undefined {
+	if (url === undefined || !/^[a-z][a-z\d+.-]*:/i.test(url)) return undefined;
+	try {
+		return new URL(url);
+	} catch {
+		return undefined;
+	}
+}
 
 const NOT_THE_API =
 	'This address is not a phpRank API: the Base URL must be the address of your phpRank installation, e.g. https://seo.example.com';
@@ -46,12 +58,23 @@ export class PhpRankApi implements ICredentialType {
 
 	// Code, not an expression: n8n evaluates a generic authenticate's expressions for every request,
 	// each in a fresh data proxy, which costs more than the rest of the header's work.
+	/**
+	 * Every request goes to the Base URL with the key; a request for another host (one typed into n8n's
+	 * HTTP Request node with this credential) is refused rather than handed the key.
+	 */
 	async authenticate(
 		credentials: ICredentialDataDecryptedObject,
 		requestOptions: IHttpRequestOptions,
 	): Promise<IHttpRequestOptions> {
+		const baseURL = apiBaseUrl(credentials.baseUrl);
+		// n8n's HTTP Request node hands over request-library options, with `uri` in place of `url`.
+		const target = absoluteUrl(requestOptions.url ?? (requestOptions as { uri?: string }).uri);
+		if (target !== undefined && target.host !== absoluteUrl(baseURL)?.host) {
+			throw new ApplicationError(`${OTHER_HOST}: ${target.host} is not the host of the Base URL`, { level: 'warning' });
+		}
 		return {
 			...requestOptions,
+			baseURL,
 			headers: {
 				...requestOptions.headers,
 				Authorization: `Bearer ${String(credentials.apiKey ?? '')}`,
@@ -62,7 +85,6 @@ export class PhpRankApi implements ICredentialType {
 
 	test: ICredentialTestRequest = {
 		request: {
-			baseURL: API_BASE_URL_EXPRESSION,
 			url: '/account',
 			disableFollowRedirect: true,
 		},

@@ -10,9 +10,9 @@
  *   credential's allowed domains), and a property with `routing` a third and fourth time through
  *   getNodeParameter in both passes. So the item's value (URL or report ID) is declared without
  *   `routing` and read once more in a preSend function: three evaluations, the fewest possible.
- * - The base URL comes from the credential, so it is an expression in `requestDefaults` (evaluated
- *   in both passes); a base URL set later (in preSend) would leave the allowed-domains check of
- *   n8n 2.x without the node's host.
+ * - The base URL comes from the credential, which sets it as it authenticates each request (as the
+ *   phpRank node's credential does): an expression in `requestDefaults` would be evaluated in both
+ *   passes, two more evaluations per item.
  * - Only the properties the requests need: every declared property costs a visibility check and
  *   an evaluation in each pass.
  * - n8n's own request path (no pagination hook), n8n's own error handling and no rate limiting.
@@ -42,7 +42,6 @@ export class PhpRankFloor implements INodeType {
 		outputs: ['main'],
 		credentials: [{ name: 'phpRankApi', required: true }],
 		requestDefaults: {
-			baseURL: '={{ $credentials.baseUrl }}/api/v1',
 			headers: { Accept: 'application/json' },
 		},
 		properties: [

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Credentials, getAdditionalKeys, UnrecognizedCredentialTypeError } from 'n8n-core';
 import type {
 	ICredentialDataDecryptedObject,
@@ -345,12 +346,15 @@ export class HarnessCredentialsHelper extends ICredentialsHelper {
 	}
 }
 
-/** Every credential type given to a run, referenced on the node as if picked in its credential field. */
+/**
+ * Every credential type given to a run, referenced on the node as if picked in its credential field. As in
+ * an instance, the same credential keeps its id from run to run and another credential has another id.
+ */
 export function referenceCredentials(credentials: CredentialsData = {}): INodeCredentials {
 	return Object.fromEntries(
-		Object.keys(credentials).map((credentialType, index) => [
+		Object.entries(credentials).map(([credentialType, data]) => [
 			credentialType,
-			{ id: String(index + 1), name: credentialType },
+			{ id: createHash('sha256').update(JSON.stringify(data)).digest('hex').slice(0, 16), name: credentialType },
 		]),
 	);
 }

@@ -1,6 +1,6 @@
 import { PhpRankApi } from '../../credentials/PhpRankApi.credentials';
 import { apiBaseUrl } from '../../nodes/PhpRank/shared/transport';
-import { testCredential } from '../../dev/engine';
+import { runNode, testCredential } from '../../dev/engine';
 import { apiRequests, byId, credentialsFor, runPhpRank, startServer } from '../support/phpRank';
 import type { PhpRankServer } from '../support/phpRank';
 
@@ -47,7 +47,7 @@ describe('phpRank API credentials', () => {
 		expect(apiRequests(server()).map((request) => request.rawPath)).toEqual(Array(5).fill(path));
 	});
 
-	it('builds the list-search address by the same rule', () => {
+	it('reads every form of the base URL as the same API address', () => {
 		for (const baseUrl of baseUrlForms('https://example.com/phprank')) {
 			expect(apiBaseUrl(baseUrl)).toBe('https://example.com/phprank/api/v1');
 		}
@@ -63,6 +63,33 @@ describe('phpRank API credentials', () => {
 			expect(request.headers.authorization).toBe(`Bearer ${atRoot.apiKey}`);
 			expect(request.headers.accept).toBe('application/json');
 		}
+	});
+
+	describe("in n8n's HTTP Request node", () => {
+		const httpRequest = (url: string) =>
+			runNode({
+				type: 'n8n-nodes-base.httpRequest',
+				typeVersion: 4.2,
+				parameters: { url, authentication: 'predefinedCredentialType', nodeCredentialType: 'phpRankApi' },
+				credentials: credentialsFor(atRoot),
+			});
+
+		it('sends the key to the phpRank of the Base URL', async () => {
+			const { error, items } = await httpRequest(`${atRoot.url}/api/v1/reports/2`);
+
+			expect(error).toBeUndefined();
+			expect(items[0].json).toMatchObject({ data: { id: 2 } });
+			expect(apiRequests(atRoot)[0].headers.authorization).toBe(`Bearer ${atRoot.apiKey}`);
+		});
+
+		it('refuses to hand the key to another host, and sends nothing', async () => {
+			const elsewhere = inSubFolder.url.replace('127.0.0.1', 'localhost');
+			const { error } = await httpRequest(`${elsewhere}/api/v1/reports/2`);
+
+			expect(error?.message).toMatch(/API key is sent only to the phpRank installation named by the Base URL: localhost:\d+ is not the host/);
+			expect(JSON.stringify(error)).not.toContain(atRoot.apiKey);
+			expect(apiRequests(inSubFolder)).toHaveLength(0);
+		});
 	});
 
 	describe('credential test', () => {

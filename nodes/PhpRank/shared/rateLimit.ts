@@ -37,7 +37,7 @@ async function pauseUntil(time: number, control: WaitControl): Promise<void> {
 }
 
 /**
- * What one phpRank server (one base URL) has said about its rate limit, shared by every item and
+ * What one phpRank server (reached through one credential) has said about its rate limit, shared by every item and
  * every execution in this n8n process: items of a run are sent at once, and the limit counts them all.
  */
 export class RateGate {
@@ -124,18 +124,18 @@ export class RateGate {
 
 const gates = new Map<string, RateGate>();
 
-export function rateGateFor(baseUrl: string): RateGate {
-	let gate = gates.get(baseUrl);
+export function rateGateFor(server: string): RateGate {
+	let gate = gates.get(server);
 	if (gate === undefined) {
 		gate = new RateGate();
-		gates.set(baseUrl, gate);
+		gates.set(server, gate);
 	}
 	return gate;
 }
 
 export interface PacingOptions extends Omit<WaitControl, 'deadline'> {
 	/** The phpRank server: items and executions that talk to the same one share its limit. */
-	baseUrl: string;
+	server: string;
 	/** How long the item may wait in all; 0 sends at once and fails on a 429. */
 	maxWaitSeconds: number;
 	/** The error for a wait beyond maxWaitSeconds, given the seconds phpRank asked for. */
@@ -148,9 +148,9 @@ export interface PacingOptions extends Omit<WaitControl, 'deadline'> {
  */
 export async function sendPaced(
 	send: () => Promise<IN8nHttpFullResponse>,
-	{ baseUrl, maxWaitSeconds, isCancelled, waitTooLong }: PacingOptions,
+	{ server, maxWaitSeconds, isCancelled, waitTooLong }: PacingOptions,
 ): Promise<IN8nHttpFullResponse> {
-	const gate = maxWaitSeconds > 0 ? rateGateFor(baseUrl) : undefined;
+	const gate = maxWaitSeconds > 0 ? rateGateFor(server) : undefined;
 	const control = { deadline: Date.now() + maxWaitSeconds * 1000, isCancelled };
 	for (;;) {
 		const admission = gate ? await gate.admit(control) : { ticket: 0 };

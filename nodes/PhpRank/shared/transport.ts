@@ -12,25 +12,31 @@ import { sendPaced } from './rateLimit';
 
 export const CREDENTIAL_TYPE = 'phpRankApi';
 
-// The same rule twice, once as an n8n expression for declarative requests and the credential test,
-// once as code for the editor's lists and the trigger: keep both in step (the credential tests cover both).
-export const API_BASE_URL_EXPRESSION =
-	'={{ String($credentials.baseUrl).trim().replace(/\\/+$/, "").replace(/\\/api\\/v1$/i, "") + "/api/v1" }}';
-
+/** The phpRank API under the Base URL the user gives: with or without /api/v1, trailing slashes ignored. */
 export function apiBaseUrl(baseUrl: unknown): string {
 	return `${String(baseUrl).trim().replace(/\/+$/, '').replace(/\/api\/v1$/i, '')}/api/v1`;
 }
 
 export const FORM_HEADERS = { 'Content-Type': 'application/x-www-form-urlencoded' };
 
-// ignoreHttpStatusErrors hands every answer to our own error messages; redirects are refused so that
-// the key never follows a Location header to another host.
+// The base URL comes from the credential as it authenticates the request (PhpRankApi.authenticate):
+// declared here, n8n would evaluate it as an expression twice for every item. ignoreHttpStatusErrors hands
+// every answer to our own error messages; redirects are refused so that the key never follows a Location
+// header to another host.
 export const REQUEST_DEFAULTS = {
-	baseURL: API_BASE_URL_EXPRESSION,
 	headers: { Accept: 'application/json' },
 	ignoreHttpStatusErrors: true,
 	disableFollowRedirect: true,
 } satisfies Partial<IHttpRequestOptions>;
+
+/**
+ * The phpRank server a request goes to, named by the credential that reaches it: known before the request
+ * is authenticated, without reading the credential.
+ */
+export function serverOf(context: Pick<IExecuteSingleFunctions, 'getNode'>): string {
+	const credential = context.getNode().credentials?.[CREDENTIAL_TYPE];
+	return `${CREDENTIAL_TYPE}:${credential?.id ?? credential?.name ?? ''}`;
+}
 
 export type RequestContext = Pick<IExecuteSingleFunctions, 'getNode' | 'getItemIndex'> & {
 	helpers: Pick<IExecuteSingleFunctions['helpers'], 'httpRequestWithAuthentication'>;
@@ -61,7 +67,7 @@ export async function sendRequest(context: RequestContext, { options, subjectOf,
 		}
 	};
 	const response = await sendPaced(send, {
-		baseUrl: String(options.baseURL),
+		server: serverOf(context),
 		maxWaitSeconds,
 		isCancelled: () => context.getExecutionCancelSignal?.()?.aborted === true,
 		waitTooLong: (askedSeconds) => rateLimitError(context, subjectOf(), askedSeconds, maxWaitSeconds),
@@ -128,7 +134,7 @@ export function asItem<T extends ContextOutsideRun>(context: T): T & { getItemIn
 	return Object.assign(Object.create(context) as T, { getItemIndex: () => 0 });
 }
 
-/** A page for the editor's lists and the trigger's polls, the request built from the credential as a run's engine builds it. */
+/** A page for the editor's lists and the trigger's polls, the request built as a run's engine builds it. */
 export async function readPageOutsideRun(
 	context: ContextOutsideRun,
 	path: '/reports' | '/projects',
@@ -138,14 +144,7 @@ export async function readPageOutsideRun(
 	page: number,
 	perPage: number,
 ): Promise<Page> {
-	const credentials = await context.getCredentials(CREDENTIAL_TYPE);
-	const options: IHttpRequestOptions = {
-		...REQUEST_DEFAULTS,
-		method: 'GET',
-		baseURL: apiBaseUrl(credentials.baseUrl),
-		url: path,
-		qs: query,
-	};
+	const options: IHttpRequestOptions = { ...REQUEST_DEFAULTS, method: 'GET', url: path, qs: query };
 	// The editor's lists and the trigger stop on the page they asked for, whatever page a cache sends.
 	return await readPage(asItem(context) as unknown as RequestContext, { options, subjectOf: () => subject, maxWaitSeconds }, page, perPage, {
 		acceptOtherPage: true,

@@ -42,7 +42,8 @@ describe('phpRank node description', () => {
 		expect(description.name).toBe('phpRank');
 		expect(description.version).toBe(1);
 		expect(description.usableAsTool).toBe(true);
-		expect(description.requestDefaults?.baseURL).toContain('$credentials.baseUrl');
+		// The credential sets the base URL as it authenticates: n8n evaluates nothing for it per item.
+		expect(JSON.stringify(description.requestDefaults)).not.toContain('{{');
 		expect(description.credentials).toEqual([{ name: 'phpRankApi', required: true }]);
 		expect(description.icon).toEqual({
 			light: 'file:../../icons/phpRank.svg',

@@ -16,7 +16,7 @@ import type { RequestData, RunOptions } from '../../shared/operations';
 import { reportAddressOf } from '../../shared/reportUrl';
 import type { ReportAddress } from '../../shared/reportUrl';
 import { relatedRequest } from '../../shared/requests';
-import { FORM_HEADERS, sendRequest } from '../../shared/transport';
+import { FORM_HEADERS, sendRequest, serverOf } from '../../shared/transport';
 import { updateDisplayOptions } from '../../shared/displayOptions';
 import { failInput, parseHttpUrl, parseOption, quoted, requirePassword, toPathSegment } from '../../shared/validation';
 import {
@@ -127,7 +127,7 @@ async function createUnlessExists(
 ): Promise<Outcome> {
 	const address = reportAddressOf(String((requestData.options.body as IDataObject).url));
 	// Rows of one run with the same URL go one after another, so that the later ones find the first one's report.
-	return await oneAtATime(`${String(requestData.options.baseURL)}\n${address.url}`, async () => {
+	return await oneAtATime(`${serverOf(context)}\n${address.url}`, async () => {
 		const existing = await findReport(context, requestData, runOptions, address);
 		if (existing === undefined) {
 			return { record: await createSettled(context, requestData, runOptions, address), additions: { outcome: CREATE_OUTCOME.created } };
