@@ -27,6 +27,13 @@ const EDITOR = {
 		Report: ['Create', 'Delete', 'Get', 'Get Many', 'Update'],
 		Project: ['Delete', 'Get Many'],
 	},
+	reportGetMany: {
+		filters: ['Grade', 'Project', 'Search', 'Search By'],
+		grades: ['Good', 'Decent', 'Bad'],
+		projectModes: ['From List', 'By Name'],
+		options: ['Leave Out Per-Check Results', 'Max Rate-Limit Wait (Seconds)', 'Sort By', 'Sort Order'],
+		maxRateLimitWait: 3600,
+	},
 };
 
 export const NODE_TYPE = `${PACKAGE_NODE_PREFIX}phpRank`;

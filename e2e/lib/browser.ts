@@ -25,6 +25,14 @@ export interface EditorExpectations {
 	actions: string[];
 	/** The action the checks add to the canvas. */
 	addAction: string;
+	/** Report > Get Many: what its Filters and Options collections offer. */
+	reportGetMany: {
+		filters: string[];
+		grades: string[];
+		projectModes: string[];
+		options: string[];
+		maxRateLimitWait: number;
+	};
 }
 
 export interface BrowserCheckOptions {
@@ -38,12 +46,11 @@ export interface BrowserCheckOptions {
 	accountRequests: () => Promise<number>;
 }
 
-/** The first line of each option (n8n shows an operation's description under its name). */
-async function dropdownOptions(page: Page, parameter: string): Promise<{ options: string[]; list: Locator }> {
-	const input = page.locator(`[data-test-id="parameter-input-${parameter}"] input`).first();
+/** Opens a dropdown and reads the first line of each option (n8n shows an operation's description under its name). */
+async function openSelect(page: Page, input: Locator, what: string): Promise<{ options: string[]; list: Locator }> {
 	await input.click({ timeout: ACTION_TIMEOUT_MS });
 	const listId = await input.getAttribute('aria-controls', { timeout: ACTION_TIMEOUT_MS });
-	assert(listId, `the ${parameter} dropdown names no option list`);
+	assert(listId, `the ${what} dropdown names no option list`);
 	const list = page.locator(`[id="${listId}"]`);
 	const items = list.locator('.el-select-dropdown__item');
 	await items.first().waitFor({ state: 'visible', timeout: ACTION_TIMEOUT_MS });
@@ -52,6 +59,33 @@ async function dropdownOptions(page: Page, parameter: string): Promise<{ options
 	const texts = await items.allInnerTexts();
 	return { options: texts.map((text) => text.split('\n')[0].trim()), list };
 }
+
+async function dropdownOptions(page: Page, parameter: string): Promise<{ options: string[]; list: Locator }> {
+	return await openSelect(page, page.locator(`[data-test-id="parameter-input-${parameter}"] input`).first(), parameter);
+}
+
+/** The "Add …" box of a collection (Filters, Options), found by its placeholder as both n8n 1.x and 2.x render it. */
+function collectionAddBox(page: Page, placeholder: string): Locator {
+	return page.locator(`[data-test-id="ndv"] input[placeholder="${placeholder}"]`).first();
+}
+
+/** A collection's choices; after one was added, n8n re-renders the list without it, so the read waits for that. */
+async function collectionOptions(page: Page, placeholder: string, without?: string): Promise<{ options: string[]; list: Locator }> {
+	for (let attempt = 0; ; attempt++) {
+		const opened = await openSelect(page, collectionAddBox(page, placeholder), placeholder);
+		if (without === undefined || !opened.options.includes(without) || attempt === 10) return opened;
+		await closeDropdown(page, opened.list);
+		await page.waitForTimeout(300);
+	}
+}
+
+async function addToCollection(page: Page, placeholder: string, label: string): Promise<void> {
+	const { list } = await collectionOptions(page, placeholder);
+	await list.locator('.el-select-dropdown__item').filter({ hasText: new RegExp(`^${label.replace(/[()]/g, '\\$&')}$`) }).first().click();
+	await list.waitFor({ state: 'hidden', timeout: 5_000 }).catch(() => undefined);
+}
+
+const sorted = (values: string[]) => [...values].sort();
 
 async function closeDropdown(page: Page, list: Locator): Promise<void> {
 	await page.keyboard.press('Escape');
@@ -220,6 +254,52 @@ async function editorChecks(checks: Checks, options: BrowserCheckOptions, contex
 			return `${detail}; ${relative(file)}`;
 		});
 	}
+
+	const getMany = options.expected.reportGetMany;
+	await check(`browser: Report > Get Many filters by ${getMany.filters.join(', ')}`, async () => {
+		await choose(page, 'resource', 'Report');
+		await choose(page, 'operation', 'Get Many');
+		const { options: filters, list } = await collectionOptions(page, 'Add Filter');
+		assertEqual(sorted(filters), sorted(getMany.filters), 'the Filters to add');
+		const file = await screenshot('phprank-report-getmany-filters.png');
+		await closeDropdown(page, list);
+		return `${filters.join(', ')}; ${relative(file)}`;
+	});
+
+	await check(`browser: the Grade filter offers ${getMany.grades.join(', ')}`, async () => {
+		await addToCollection(page, 'Add Filter', 'Grade');
+		const { options: grades, list } = await dropdownOptions(page, 'grade');
+		await closeDropdown(page, list);
+		assertEqual(grades, getMany.grades, 'Grade options');
+		return grades.join(', ');
+	});
+
+	await check(`browser: the Project filter picks a project ${getMany.projectModes.join(' or ')}`, async () => {
+		const { options: left, list: filterList } = await collectionOptions(page, 'Add Filter', 'Grade');
+		await closeDropdown(page, filterList);
+		assert(!left.includes('Grade'), `Grade is still offered after it was added: ${left.join(', ')}`);
+		await addToCollection(page, 'Add Filter', 'Project');
+		const selector = page.locator('[data-test-id="ndv"] [data-test-id="rlc-mode-selector"] input').first();
+		const { options: modes, list } = await openSelect(page, selector, 'Project mode');
+		await closeDropdown(page, list);
+		// n8n 2.x writes its own label for the list mode ("From list").
+		assertEqual(modes.map((mode) => mode.toLowerCase()), getMany.projectModes.map((mode) => mode.toLowerCase()), 'Project filter modes');
+		return modes.join(', ');
+	});
+
+	await check(`browser: Report > Get Many's Options hold Max Rate-Limit Wait, ${getMany.maxRateLimitWait} s when added`, async () => {
+		const { options: shown, list } = await collectionOptions(page, 'Add Option');
+		const file = await screenshot('phprank-report-getmany-options.png');
+		await closeDropdown(page, list);
+		assertEqual(sorted(shown), sorted(getMany.options), 'the Options to add');
+		await addToCollection(page, 'Add Option', 'Max Rate-Limit Wait (Seconds)');
+		const wait = page.locator('[data-test-id="parameter-input-maxRateLimitWait"] input').first();
+		await wait.waitFor({ state: 'visible' });
+		const value = (await wait.inputValue()).replace(/\D/g, '');
+		assertEqual(Number(value), getMany.maxRateLimitWait, 'Max Rate-Limit Wait when added');
+		const filled = await screenshot('phprank-report-getmany-filled.png');
+		return `${shown.join(', ')}; ${relative(file)}, ${relative(filled)}`;
+	});
 
 	await check('browser: the credential dialog tests the phpRank credential successfully', async () => {
 		const selected = await page.locator('[data-test-id="node-credentials-select"] input').first().inputValue();
