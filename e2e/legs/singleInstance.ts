@@ -38,6 +38,7 @@ const EDITOR = {
 
 export const NODE_TYPE = `${PACKAGE_NODE_PREFIX}phpRank`;
 const TOOL_NODE_TYPE = `${PACKAGE_NODE_PREFIX}phpRankTool`;
+const TOOL_NODE_NAME = 'Get a report for the agent';
 export const TRIGGER_NODE_TYPE = `${PACKAGE_NODE_PREFIX}phpRankTrigger`;
 
 export interface NodeTypeDescription {
@@ -265,6 +266,32 @@ export async function proveSingleInstance(leg: LegContext): Promise<void> {
 			screenshotsDir: leg.screenshotsDir,
 			expected: { ...EDITOR, actions: actions.map((entry) => entry.action), addAction: addAction.action },
 			accountRequests: async () => phpRank.requests.filter((entry) => entry.path === '/api/v1/account').length,
+			saveToolWorkflow: async () => {
+				const saved = await rest.call<{ id: string }>('POST', '/rest/workflows', {
+					name: 'phpRank as an AI tool',
+					active: false,
+					connections: {},
+					settings: {},
+					nodes: [
+						{
+							id: 'a3f1c0de-0000-4000-8000-000000000001',
+							name: TOOL_NODE_NAME,
+							type: TOOL_NODE_TYPE,
+							typeVersion: 1,
+							position: [0, 0],
+							parameters: {
+								resource: 'report',
+								operation: 'get',
+								reportId: { __rl: true, mode: 'id', value: "={{ $fromAI('reportId', 'The numeric ID of the phpRank report', 'number') }}" },
+							},
+							credentials: { [DEMO_CREDENTIAL.type]: { id: DEMO_CREDENTIAL.id, name: DEMO_CREDENTIAL.name } },
+						},
+					],
+				});
+				return saved.id;
+			},
+			toolNodeName: TOOL_NODE_NAME,
+			toolDescriptionSays: ['numeric report ID', 'grade', 'failedChecks'],
 		});
 		if (browser.screenshots.length) checks.info(`screenshots: ${browser.screenshots.map((file) => path.relative(REPOSITORY_ROOT, file)).join(', ')}`);
 	} finally {

@@ -44,6 +44,11 @@ export interface BrowserCheckOptions {
 	expected: EditorExpectations;
 	/** How many requests the phpRank server has answered on /api/v1/account so far. */
 	accountRequests: () => Promise<number>;
+	/** Saves a workflow holding the phpRank Tool set to Report > Get, named `toolNodeName`; returns its id. */
+	saveToolWorkflow: () => Promise<string>;
+	toolNodeName: string;
+	/** Words the tool's Description for Report > Get must hold. */
+	toolDescriptionSays: string[];
 }
 
 /** Opens a dropdown and reads the first line of each option (n8n shows an operation's description under its name). */
@@ -327,5 +332,27 @@ async function editorChecks(checks: Checks, options: BrowserCheckOptions, contex
 		const after = await options.accountRequests();
 		assert(after > before, 'the phpRank server received no GET /api/v1/account for the test');
 		return `"${text}"; ${relative(await screenshot('phprank-credential.png'))}`;
+	});
+
+	await check('browser: the phpRank Tool shows the Description an AI agent reads for Report > Get', async () => {
+		const id = await options.saveToolWorkflow();
+		// A page of its own: the workflow edited above is left unsaved, and leaving it would ask to save it.
+		const toolPage = await context.newPage();
+		try {
+			await toolPage.goto(`${options.url}/workflow/${id}`);
+			const node = toolPage.locator('[data-test-id="canvas-node"]', { hasText: options.toolNodeName }).first();
+			await node.waitFor({ state: 'visible' });
+			await node.dblclick();
+			const description = toolPage.locator('[data-test-id="parameter-input-toolDescription"] textarea').first();
+			await description.waitFor({ state: 'visible' });
+			const text = await description.inputValue();
+			for (const words of options.toolDescriptionSays) assert(text.includes(words), `the Description lacks "${words}": ${text}`);
+			const file = path.join(options.screenshotsDir, 'phprank-tool-description.png');
+			await toolPage.screenshot({ path: file, animations: 'disabled' });
+			result.screenshots.push(file);
+			return `"${text.slice(0, 60)}…"; ${relative(file)}`;
+		} finally {
+			await toolPage.close().catch(() => undefined);
+		}
 	});
 }
