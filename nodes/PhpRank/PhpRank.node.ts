@@ -1,7 +1,6 @@
 import type { INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { searchProjects } from './listSearch/searchProjects';
 import { searchReports } from './listSearch/searchReports';
-import { singleRecordOptions } from './resources/options';
 import { projectFields, projectOperations, projectToolDescriptions } from './resources/project';
 import { reportFields, reportOperations, reportToolDescriptions } from './resources/report';
 import { MAIN_CONNECTION, returnAllAndLimit } from './shared/descriptions';
@@ -42,7 +41,6 @@ export class PhpRank implements INodeType {
 			...updateDisplayOptions({ show: { resource: ['report', 'project'], operation: ['getAll'] } }, returnAllAndLimit()),
 			...reportFields,
 			...projectFields,
-			singleRecordOptions,
 		],
 	};
 

@@ -211,7 +211,7 @@ export function searchFields(searchByOptions: INodePropertyOptions[], searchWhat
 	];
 }
 
-function listOptions(sortByOptions: INodePropertyOptions[]): INodeProperties[] {
+export function listOptions(sortByOptions: INodePropertyOptions[]): INodeProperties[] {
 	const defaultSortBy = sortByOptions[0].value;
 	return [
 		{
@@ -242,20 +242,21 @@ function listOptions(sortByOptions: INodePropertyOptions[]): INodeProperties[] {
 	];
 }
 
-export function getManyFields(
-	filters: INodeProperties[],
-	sortByOptions: INodePropertyOptions[],
-	moreOptions: INodeProperties[] = [],
-): INodeProperties[] {
-	return [
-		{
-			displayName: 'Filters',
-			name: 'filters',
-			type: 'collection',
-			placeholder: 'Add Filter',
-			default: {},
-			options: filters,
-		},
-		optionsCollection([...listOptions(sortByOptions), ...moreOptions]),
-	];
+export function filtersCollection(filters: INodeProperties[]): INodeProperties {
+	return {
+		displayName: 'Filters',
+		name: 'filters',
+		type: 'collection',
+		placeholder: 'Add Filter',
+		default: {},
+		options: filters,
+	};
+}
+
+/** Entries of a resource's Options collection that only some of its operations offer. */
+export function forOperations(operations: string[], options: INodeProperties[]): INodeProperties[] {
+	return options.map((option) => ({
+		...option,
+		displayOptions: { ...option.displayOptions, show: { ...option.displayOptions?.show, '/operation': operations } },
+	}));
 }

@@ -99,7 +99,7 @@ describe('phpRank node description', () => {
 
 	it('declares the report picker once for every operation on one report', () => {
 		expect(description.properties.filter((p) => p.name === 'reportId')).toHaveLength(1);
-		expect(description.properties.filter((p) => p.name === 'options')).toHaveLength(3);
+		expect(description.properties.filter((p) => p.name === 'options')).toHaveLength(2);
 	});
 
 	it('describes each operation in a short sentence, and names in its action which ID it needs, as n8n names a new node after its action', () => {
@@ -159,7 +159,7 @@ describe('phpRank node description', () => {
 	it('offers Add Previous Score on Update only, off by default', () => {
 		const addPreviousScore = nested(property('report', 'update', 'options'), 'includePreviousScore');
 		expect(addPreviousScore).toMatchObject({ displayName: 'Add Previous Score', type: 'boolean', default: false });
-		expect(addPreviousScore.displayOptions?.show).toEqual({ '/resource': ['report'], '/operation': ['update'] });
+		expect(addPreviousScore.displayOptions?.show).toEqual({ '/operation': ['update'] });
 		expect(addPreviousScore.description).toMatch(/Re-Analyze, reads the report first.*previousResult, previousGrade and resultChange/);
 	});
 

@@ -1,5 +1,5 @@
 import type { IExecuteSingleFunctions, IHttpRequestOptions } from 'n8n-workflow';
-import { getManyFields, searchFields } from '../../shared/descriptions';
+import { filtersCollection, searchFields } from '../../shared/descriptions';
 import { updateDisplayOptions } from '../../shared/displayOptions';
 import { shapeProject } from '../../shared/items';
 import { operation } from '../../shared/operations';
@@ -11,7 +11,7 @@ const showOnlyForProjectGetMany = { resource: ['project'], operation: ['getAll']
 
 export const projectGetManyDescription = updateDisplayOptions(
 	{ show: showOnlyForProjectGetMany },
-	getManyFields(searchFields(PROJECT_SEARCH_BY_OPTIONS, 'projects whose name is'), PROJECT_SORT_BY_OPTIONS),
+	[filtersCollection(searchFields(PROJECT_SEARCH_BY_OPTIONS, 'projects whose name is'))],
 );
 
 export async function validateProjectListQuery(

@@ -2,6 +2,7 @@ import type { INodeProperties } from 'n8n-workflow';
 import { toolDescriptions } from '../../shared/descriptions';
 import { projectDeleteDescription, projectDeleteForAgents, projectDeleteOperation } from './delete';
 import { projectGetManyDescription, projectGetManyForAgents, projectGetManyOperation } from './getAll';
+import { projectOptions } from './options';
 
 export const projectOperations: INodeProperties = {
 	displayName: 'Operation',
@@ -18,4 +19,4 @@ export const projectToolDescriptions = toolDescriptions('project', {
 	delete: projectDeleteForAgents,
 });
 
-export const projectFields: INodeProperties[] = [...projectGetManyDescription, ...projectDeleteDescription];
+export const projectFields: INodeProperties[] = [...projectGetManyDescription, ...projectDeleteDescription, projectOptions];

@@ -1,5 +1,5 @@
 import type { IDataObject, IExecuteSingleFunctions, IHttpRequestOptions, INodeProperties } from 'n8n-workflow';
-import { getManyFields, gradeFilter, omitResultsOption, projectFilter, searchFields, REPORT_ITEM_FOR_AGENTS } from '../../shared/descriptions';
+import { filtersCollection, gradeFilter, projectFilter, searchFields, REPORT_ITEM_FOR_AGENTS } from '../../shared/descriptions';
 import { updateDisplayOptions } from '../../shared/displayOptions';
 import { GRADE_OPTIONS } from '../../shared/grade';
 import { shapeReport } from '../../shared/items';
@@ -16,10 +16,7 @@ const reportFilters: INodeProperties[] = [
 	{ ...gradeFilter('reports'), routing: { send: { type: 'query', property: 'result' } } },
 ];
 
-export const reportGetManyDescription = updateDisplayOptions(
-	{ show: showOnlyForReportGetMany },
-	getManyFields(reportFilters, REPORT_SORT_BY_OPTIONS, [omitResultsOption]),
-);
+export const reportGetManyDescription = updateDisplayOptions({ show: showOnlyForReportGetMany }, [filtersCollection(reportFilters)]);
 
 export async function validateReportListQuery(
 	this: IExecuteSingleFunctions,

@@ -5,6 +5,7 @@ import { reportCreateDescription, reportCreateForAgents, reportCreateOperation }
 import { reportDeleteForAgents, reportDeleteOperation } from './delete';
 import { reportGetForAgents, reportGetOperation } from './get';
 import { reportGetManyDescription, reportGetManyForAgents, reportGetManyOperation } from './getAll';
+import { reportOptions } from './options';
 import { reportUpdateDescription, reportUpdateForAgents, reportUpdateOperation } from './update';
 
 const showOnlyForReports = { resource: ['report'] };
@@ -34,4 +35,5 @@ export const reportFields: INodeProperties[] = [
 	...updateDisplayOptions({ show: showOnlyForOneReport }, [reportIdLocator]),
 	...reportUpdateDescription,
 	...reportGetManyDescription,
+	reportOptions,
 ];

@@ -1,0 +1,25 @@
+import type { INodeProperties } from 'n8n-workflow';
+import { forOperations, listOptions, omitResultsOption, optionsCollection } from '../../shared/descriptions';
+import { REPORT_SORT_BY_OPTIONS } from '../../shared/values';
+
+// One Options collection for every report operation: n8n walks each declared property for every item, shown or not.
+export const reportOptions: INodeProperties = {
+	...optionsCollection([
+		...forOperations(['getAll'], listOptions(REPORT_SORT_BY_OPTIONS)),
+		...forOperations(['create', 'get', 'update', 'getAll'], [omitResultsOption]),
+		...forOperations(
+			['update'],
+			[
+				{
+					displayName: 'Add Previous Score',
+					name: 'includePreviousScore',
+					type: 'boolean',
+					default: false,
+					description:
+						'Whether to output the score before the update: with Re-Analyze, reads the report first (one more request) and adds previousResult, previousGrade and resultChange',
+				},
+			],
+		),
+	]),
+	displayOptions: { show: { resource: ['report'], operation: ['create', 'get', 'getAll', 'update', 'delete'] } },
+};
