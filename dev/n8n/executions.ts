@@ -110,7 +110,12 @@ interface PublicationStatus {
  * its triggers and pollers. n8n 1.x has done so when it answers; n8n 2.x publishes in the background, and its
  * publication status tells when the triggers are live.
  */
-export async function activateWorkflow(rest: N8nRest, n8nVersion: string, workflowId: string): Promise<void> {
+export async function activateWorkflow(
+	rest: N8nRest,
+	n8nVersion: string,
+	workflowId: string,
+	{ timeoutMs = 60_000 }: { timeoutMs?: number } = {},
+): Promise<void> {
 	const { versionId } = await rest.call<{ versionId: string }>('GET', `/rest/workflows/${workflowId}`);
 	if (majorOf(n8nVersion) < 2) {
 		await rest.call('PATCH', `/rest/workflows/${workflowId}`, { active: true, versionId });
@@ -123,7 +128,7 @@ export async function activateWorkflow(rest: N8nRest, n8nVersion: string, workfl
 			const found = await rest.call<PublicationStatus>('GET', `/rest/workflows/${workflowId}/publication-status`);
 			return ['in_progress', 'not_published'].includes(found.status) ? undefined : found;
 		},
-		{ timeoutMs: 60_000, intervalMs: 500 },
+		{ timeoutMs, intervalMs: 500 },
 	);
 	if (settled.status !== 'published') {
 		const errors = settled.triggers.filter((trigger) => trigger.errorMessage).map((trigger) => trigger.errorMessage);

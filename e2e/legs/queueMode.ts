@@ -301,9 +301,11 @@ export async function proveQueueMode(leg: Omit<LegContext, 'screenshotsDir'>): P
 		await checks.step(`phpRank Trigger workflow activated, polling every ${POLL_INTERVAL_MS / 1000} seconds (${POLL_SECONDS.length} poll times a minute)`, async () => {
 			const before = triggerGets();
 			pollsAtActivation = before;
-			await activateWorkflow(rest, install.n8nVersion, NEW_REPORTS.id);
-			// Activation polls once to note where phpRank stands; reports before it are not new.
-			await waitFor('the first poll', async () => (triggerGets() > before ? true : undefined), { timeoutMs: 60_000 });
+			// Activation polls once to note where phpRank stands (reports before it are not new) and publishes when
+			// that poll has an answer: right after the bulk runs have used up the window, a 429 first, waited out.
+			const aWindowAndMore = (RATE_LIMIT.decaySeconds + 60) * 1000;
+			await activateWorkflow(rest, install.n8nVersion, NEW_REPORTS.id, { timeoutMs: aWindowAndMore });
+			await waitFor('the first poll', async () => (triggerGets() > before ? true : undefined), { timeoutMs: aWindowAndMore });
 		});
 		const triggerItems = async () => {
 			const executions = await listExecutions(rest, NEW_REPORTS.id);
