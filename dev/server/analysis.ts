@@ -55,6 +55,11 @@ const pageLinks = (page: Page, origin: string, count: number) =>
 		return { url: `${origin}/${text.replace(/ /g, '-')}`, text: capitalised(text) };
 	});
 const missing = (passed: boolean, value: unknown) => (passed ? { value } : { value: null, errors: { missing: null } });
+/** A measured number: within the passing range, or outside it with the bound it broke. */
+const measured = (page: Page, passed: boolean, passing: [number, number], failing: [number, number], broken: Record<string, unknown>) => {
+	const value = passed ? randomInt(page.random, ...passing) : randomInt(page.random, ...failing);
+	return passed ? { value } : { value, errors: broken };
+};
 
 const CHECKS: Check[] = [
 	{
@@ -159,10 +164,7 @@ const CHECKS: Check[] = [
 	{
 		name: 'page_size',
 		importance: 'medium',
-		describe: (page, passed) => {
-			const bytes = passed ? randomInt(page.random, 20000, 330000) : randomInt(page.random, 330001, 2400000);
-			return passed ? { value: bytes } : { value: bytes, errors: { too_large: { max: 330000 } } };
-		},
+		describe: (page, passed) => measured(page, passed, [20000, 330000], [330001, 2400000], { too_large: { max: 330000 } }),
 	},
 	{
 		name: 'http_requests',
@@ -190,10 +192,7 @@ const CHECKS: Check[] = [
 	{
 		name: 'dom_size',
 		importance: 'low',
-		describe: (page, passed) => {
-			const nodes = passed ? randomInt(page.random, 200, 1500) : randomInt(page.random, 1501, 6000);
-			return passed ? { value: nodes } : { value: nodes, errors: { too_many: { max: 1500 } } };
-		},
+		describe: (page, passed) => measured(page, passed, [200, 1500], [1501, 6000], { too_many: { max: 1500 } }),
 	},
 	{ name: 'doctype', importance: 'medium', describe: (_page, passed) => missing(passed, 'html') },
 	{
@@ -261,18 +260,12 @@ const CHECKS: Check[] = [
 	{
 		name: 'content_length',
 		importance: 'low',
-		describe: (page, passed) => {
-			const words = passed ? randomInt(page.random, 500, 4000) : randomInt(page.random, 20, 499);
-			return passed ? { value: words } : { value: words, errors: { too_few: { min: 500 } } };
-		},
+		describe: (page, passed) => measured(page, passed, [500, 4000], [20, 499], { too_few: { min: 500 } }),
 	},
 	{
 		name: 'text_html_ratio',
 		importance: 'low',
-		describe: (page, passed) => {
-			const ratio = passed ? randomInt(page.random, 10, 70) : randomInt(page.random, 1, 9);
-			return passed ? { value: ratio } : { value: ratio, errors: { too_small: { min: 10 } } };
-		},
+		describe: (page, passed) => measured(page, passed, [10, 70], [1, 9], { too_small: { min: 10 } }),
 	},
 	{
 		name: 'inline_css',

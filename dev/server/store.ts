@@ -4,12 +4,16 @@ import { PhpRankUser } from './types';
 export interface StoredReport {
 	id: number;
 	userId: number;
+	/** Normalised URL as the API shows it. */
 	url: string;
+	/** The absolute URL that was analyzed. */
 	targetUrl: string;
 	project: string;
+	/** Unrounded score of the latest analysis. */
 	score: number;
-	/** The quality of a changed page at its latest analysis; absent for a page as phpRank first saw it. */
+	/** The quality of a changed page at its latest analysis (see PhpRankServer.changePage); absent for a page as phpRank first saw it. */
 	quality?: number;
+	/** Stored integer score, as reads return it. */
 	result: number;
 	privacy: number;
 	password: string | null;

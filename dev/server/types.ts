@@ -1,4 +1,5 @@
 /** Public types of the phpRank-compatible server. */
+import type { StoredReport } from './store';
 
 export interface PhpRankUser {
 	id: number;
@@ -122,27 +123,12 @@ export interface RecordedRequest {
 	fault?: { id: number; kind: FaultKind };
 }
 
-/** A report as stored, for asserting on server state. */
-export interface ReportState {
-	id: number;
-	userId: number;
-	/** Normalised URL as the API shows it. */
-	url: string;
-	/** The absolute URL that was analyzed. */
-	targetUrl: string;
-	project: string;
-	/** Unrounded score of the latest analysis. */
-	score: number;
-	/** Set when the latest analysis saw a changed page (see PhpRankServer.changePage). */
-	quality?: number;
-	/** Stored integer score, as reads return it. */
-	result: number;
-	privacy: number;
-	password: string | null;
+/** A report as stored, for asserting on server state: its times as ISO text. */
+export type ReportState = Omit<StoredReport, 'generatedAt' | 'createdAt' | 'updatedAt'> & {
 	generatedAt: string;
 	createdAt: string;
 	updatedAt: string;
-}
+};
 
 export interface ProjectState {
 	userId: number;
