@@ -268,6 +268,24 @@ export interface RunNodeResult {
 export const TRIGGER_NODE_NAME = 'When clicking ‘Execute workflow’';
 export const NODE_UNDER_TEST_NAME = 'Node under test';
 
+/** The Manual Trigger a run starts from. A new node each time: a workflow fills in its parameters. */
+export function manualTrigger(): INode {
+	return {
+		id: '00000000-0000-4000-8000-000000000001',
+		name: TRIGGER_NODE_NAME,
+		type: 'n8n-nodes-base.manualTrigger',
+		typeVersion: 1,
+		position: [0, 0],
+		parameters: {},
+	};
+}
+
+/** The node's credential references: those given, or one for each credential type the run has data for. */
+export function credentialReferences(options: { nodeCredentials?: INodeCredentials; credentials?: CredentialsData }): Partial<INode> {
+	const credentials = options.nodeCredentials ?? referenceCredentials(options.credentials);
+	return Object.keys(credentials).length > 0 ? { credentials } : {};
+}
+
 /**
  * Runs one node the way a user does in the editor: Manual Trigger → node, the
  * input items pinned on the trigger.
@@ -284,9 +302,6 @@ export async function runNode(options: RunNodeOptions = {}): Promise<RunNodeResu
 		...runOptions
 	} = options;
 
-	const credentials =
-		nodeCredentials ?? referenceCredentials(runOptions.credentials);
-
 	const node: INode = {
 		id: '00000000-0000-4000-8000-000000000002',
 		name,
@@ -294,21 +309,13 @@ export async function runNode(options: RunNodeOptions = {}): Promise<RunNodeResu
 		typeVersion,
 		position: [220, 0],
 		parameters,
-		...(Object.keys(credentials).length > 0 && { credentials }),
+		...credentialReferences({ nodeCredentials, credentials: runOptions.credentials }),
 		...(continueOnFail && { onError: 'continueRegularOutput' as const }),
-	};
-	const trigger: INode = {
-		id: '00000000-0000-4000-8000-000000000001',
-		name: TRIGGER_NODE_NAME,
-		type: 'n8n-nodes-base.manualTrigger',
-		typeVersion: 1,
-		position: [0, 0],
-		parameters: {},
 	};
 
 	const result = await runWorkflow(
 		{
-			nodes: [trigger, node],
+			nodes: [manualTrigger(), node],
 			connections: {
 				[TRIGGER_NODE_NAME]: { main: [[{ node: name, type: 'main', index: 0 }]] },
 			},

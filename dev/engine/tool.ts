@@ -11,10 +11,9 @@ import type {
 import { jsonParse, NodeConnectionTypes } from 'n8n-workflow';
 
 import type { CredentialsData } from './credentials';
-import { referenceCredentials } from './credentials';
 import type { LogLine } from './logs';
 import type { RunOptions } from './run';
-import { runWorkflow, TRIGGER_NODE_NAME } from './run';
+import { credentialReferences, manualTrigger, runWorkflow, TRIGGER_NODE_NAME } from './run';
 
 interface InvocableTool {
 	name: string;
@@ -93,18 +92,8 @@ export async function runTool(options: RunToolOptions = {}): Promise<RunToolResu
 		...runOptions
 	} = options;
 
-	const credentials =
-		nodeCredentials ?? referenceCredentials(runOptions.credentials);
-
 	const nodes: INode[] = [
-		{
-			id: '00000000-0000-4000-8000-000000000001',
-			name: TRIGGER_NODE_NAME,
-			type: 'n8n-nodes-base.manualTrigger',
-			typeVersion: 1,
-			position: [0, 0],
-			parameters: {},
-		},
+		manualTrigger(),
 		{
 			id: '00000000-0000-4000-8000-000000000003',
 			name: AGENT_NODE_NAME,
@@ -120,7 +109,7 @@ export async function runTool(options: RunToolOptions = {}): Promise<RunToolResu
 			typeVersion,
 			position: [220, 200],
 			parameters,
-			...(Object.keys(credentials).length > 0 && { credentials }),
+			...credentialReferences({ nodeCredentials, credentials: runOptions.credentials }),
 		},
 	];
 

@@ -245,7 +245,7 @@ async function editorChecks(checks: Checks, options: BrowserCheckOptions, contex
 		const { options: resources, list } = await dropdownOptions(page, 'resource');
 		await closeDropdown(page, list);
 		const own = resources.filter((option) => option !== N8N_CUSTOM_API_CALL);
-		assertEqual([...own].sort(), [...options.expected.resources].sort(), 'Resource options');
+		assertEqual(sorted(own), sorted(options.expected.resources), 'Resource options');
 		return resources.includes(N8N_CUSTOM_API_CALL) ? `${own.join(', ')}; plus n8n's ${N8N_CUSTOM_API_CALL}` : own.join(', ');
 	});
 
