@@ -34,12 +34,24 @@ export interface PageWindow {
 	page: number;
 }
 
-export type VariantId = 'phpRank' | 'phpRankKnownLimit' | 'floor' | 'undici' | 'undiciFewest' | 'httpRequest' | 'httpRequestMeta' | 'httpRequestInstalled';
+export type VariantId =
+	| 'phpRank'
+	| 'phpRankKnownLimit'
+	| 'phpRankShownOnly'
+	| 'floor'
+	| 'floorPadded'
+	| 'undici'
+	| 'undiciFewest'
+	| 'httpRequest'
+	| 'httpRequestMeta'
+	| 'httpRequestInstalled';
 
 export const VARIANT_LABELS: Record<VariantId, string> = {
 	phpRank: 'phpRank node',
 	phpRankKnownLimit: 'phpRank node, limit known',
+	phpRankShownOnly: 'phpRank node, shown properties only',
 	floor: 'declarative floor',
+	floorPadded: 'declarative floor + hidden properties',
 	undici: 'undici (baseline)',
 	undiciFewest: 'undici, fewest records',
 	httpRequest: 'HTTP Request node',

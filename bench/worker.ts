@@ -77,13 +77,18 @@ async function prepare(variant: VariantId, job: Job, target: Target): Promise<Ru
 			return () => runUndici(job, target, { fewestRecords: variant === 'undiciFewest' });
 		}
 		case 'phpRank':
-		case 'phpRankKnownLimit': {
+		case 'phpRankKnownLimit':
+		case 'phpRankShownOnly': {
 			const { preparePhpRankNode } = await import('./clients/n8n');
-			return preparePhpRankNode(job, target, { freshRateLimitState: variant === 'phpRank' });
+			return preparePhpRankNode(job, target, {
+				freshRateLimitState: variant !== 'phpRankKnownLimit',
+				shownPropertiesOnly: variant === 'phpRankShownOnly',
+			});
 		}
-		case 'floor': {
+		case 'floor':
+		case 'floorPadded': {
 			const { prepareFloorNode } = await import('./clients/n8n');
-			return prepareFloorNode(job, target);
+			return prepareFloorNode(job, target, { padded: variant === 'floorPadded' });
 		}
 		case 'httpRequest':
 		case 'httpRequestMeta':

@@ -6,11 +6,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
-import type { ICredentialType, INode, INodeParameters, INodeType, IVersionedNodeType } from 'n8n-workflow';
+import type { ICredentialType, INode, INodeParameters, INodeProperties, INodeType, IVersionedNodeType } from 'n8n-workflow';
+import { NodeHelpers } from 'n8n-workflow';
 
 import { runNode, runWorkflow, TRIGGER_NODE_NAME } from '../../dev/engine';
 import type { WorkflowFixture } from '../../dev/engine';
-import { FLOOR_NODE_TYPE, PhpRankFloor } from '../floor/PhpRankFloor';
+import { FLOOR_NODE_TYPE, PhpRankFloor, withHiddenProperties } from '../floor/PhpRankFloor';
 import type { Job, Target } from '../plan';
 import { inputItems, LARGEST_PAGE_SIZE } from '../plan';
 
@@ -57,17 +58,41 @@ function phpRankParameters(job: Job): INodeParameters {
 	}
 }
 
-/** The phpRank node; `freshRateLimitState` loads its modules anew so that it sends its lone first request. */
-export function preparePhpRankNode(job: Job, target: Target, options: { freshRateLimitState: boolean }): Run {
-	const built = loadBuiltNode(options.freshRateLimitState);
+/** The declared properties n8n shows for these parameters, as the editor and the engine judge it. */
+function shownProperties(nodeType: INodeType, parameters: INodeParameters): INodeProperties[] {
+	const { description } = nodeType;
+	const node = { typeVersion: 1, parameters } as unknown as INode;
+	const values = NodeHelpers.getNodeParameters(description.properties, parameters, true, false, node, description) ?? {};
+	return description.properties.filter((property) => NodeHelpers.displayParameter(values, property, node, description));
+}
+
+/**
+ * The node as if it declared only what n8n shows for the job's operation. Not a node anyone could use (every
+ * other operation, and the AI tool's Descriptions, are gone): a reference that tells what the node's own code
+ * costs per item from what n8n's engine spends on each declared property, shown or not.
+ */
+function withShownPropertiesOnly(nodeType: INodeType, parameters: INodeParameters): INodeType {
+	const description = { ...nodeType.description, properties: shownProperties(nodeType, parameters) };
+	return Object.assign(Object.create(nodeType) as INodeType, { description });
+}
+
+export interface PhpRankNodeOptions {
+	/** Loads the node's modules anew, so that it sends its lone first request. */
+	freshRateLimitState: boolean;
+	shownPropertiesOnly?: boolean;
+}
+
+export function preparePhpRankNode(job: Job, target: Target, { freshRateLimitState, shownPropertiesOnly = false }: PhpRankNodeOptions): Run {
+	const built = loadBuiltNode(freshRateLimitState);
 	const parameters = phpRankParameters(job);
+	const node = shownPropertiesOnly ? withShownPropertiesOnly(built.node, parameters) : built.node;
 	const items = inputItems(job);
 	return async () => {
 		const result = await runNode({
 			parameters,
 			items,
 			credentials: { phpRankApi: { baseUrl: target.url, apiKey: target.apiKey } },
-			nodeTypes: { 'n8n-nodes-phprank.phpRank': built.node },
+			nodeTypes: { 'n8n-nodes-phprank.phpRank': node },
 			credentialTypes: [built.credentials],
 			timeoutMs: RUN_TIMEOUT_MS,
 		});
@@ -80,22 +105,28 @@ export function preparePhpRankNode(job: Job, target: Target, options: { freshRat
 
 /**
  * The floor (bench/floor): the least a declarative node makes the engine do for the same
- * request per item, with the phpRank node's credential type as built.
+ * request per item, with the phpRank node's credential type as built. `padded` declares as many more
+ * hidden properties as the phpRank node hides for the job beyond the floor's own: what n8n's engine alone
+ * spends on them.
  */
-export function prepareFloorNode(job: Job, target: Target): Run {
+export function prepareFloorNode(job: Job, target: Target, { padded = false } = {}): Run {
 	if (job.kind === 'list') throw new Error('The floor node only creates and gets reports');
-	const { credentials } = loadBuiltNode(false);
+	const { node: phpRank, credentials } = loadBuiltNode(false);
 	const parameters: INodeParameters =
 		job.kind === 'create' ? { operation: 'create', url: '={{ $json.url }}' } : { operation: 'get', reportId: '={{ $json.id }}' };
 	const items = inputItems(job);
 	const floor = new PhpRankFloor();
+	const hiddenCount = (nodeType: INodeType, values: INodeParameters) =>
+		nodeType.description.properties.length - shownProperties(nodeType, values).length;
+	const extra = padded ? hiddenCount(phpRank, phpRankParameters(job)) - hiddenCount(floor, parameters) : 0;
+	const nodeType = extra > 0 ? withHiddenProperties(floor, extra) : floor;
 	return async () => {
 		const result = await runNode({
 			type: FLOOR_NODE_TYPE,
 			parameters,
 			items,
 			credentials: { phpRankApi: { baseUrl: target.url, apiKey: target.apiKey } },
-			nodeTypes: { [FLOOR_NODE_TYPE]: floor },
+			nodeTypes: { [FLOOR_NODE_TYPE]: nodeType },
 			credentialTypes: [credentials],
 			timeoutMs: RUN_TIMEOUT_MS,
 		});

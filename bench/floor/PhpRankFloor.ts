@@ -17,7 +17,7 @@
  *   an evaluation in each pass.
  * - n8n's own request path (no pagination hook), n8n's own error handling and no rate limiting.
  */
-import type { IExecuteSingleFunctions, IHttpRequestOptions, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import type { IExecuteSingleFunctions, IHttpRequestOptions, INodeProperties, INodeType, INodeTypeDescription } from 'n8n-workflow';
 
 /** The type name workflows give the floor node (served to the engine as an extra node type). */
 export const FLOOR_NODE_TYPE = 'n8n-nodes-phprank-bench.phpRankFloor';
@@ -76,4 +76,20 @@ export class PhpRankFloor implements INodeType {
 			{ displayName: 'Report ID', name: 'reportId', type: 'string', default: '', displayOptions: { show: { operation: ['get'] } } },
 		],
 	};
+}
+
+/**
+ * The floor declaring `count` more string properties that no operation shows, as a node declares the fields of
+ * its other operations: the engine still walks them for every item.
+ */
+export function withHiddenProperties(floor: PhpRankFloor, count: number): INodeType {
+	const hidden = Array.from({ length: count }, (_, index): INodeProperties => ({
+		displayName: `Hidden ${index + 1}`,
+		name: `hidden${index + 1}`,
+		type: 'string',
+		default: '',
+		displayOptions: { show: { operation: ['none'] } },
+	}));
+	const description = { ...floor.description, properties: [...floor.description.properties, ...hidden] };
+	return Object.assign(Object.create(floor) as INodeType, { description });
 }
