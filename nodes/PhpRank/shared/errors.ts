@@ -162,6 +162,15 @@ export function answerError(context: ErrorContext, response: IN8nHttpFullRespons
 	});
 }
 
+function secondsText(seconds: number): string {
+	return `${seconds} second${seconds === 1 ? '' : 's'}`;
+}
+
+/** n8n's request Timeout is in milliseconds, and one under a second must not read as "0 seconds". */
+function durationText(ms: number): string {
+	return ms < 1000 ? `${Math.round(ms)} ms` : secondsText(Math.round(ms / 100) / 10);
+}
+
 export function rateLimitError(
 	context: ErrorContext,
 	subject: RequestSubject,
@@ -170,13 +179,13 @@ export function rateLimitError(
 ): NodeApiError {
 	const asked =
 		askedSeconds > 0
-			? `the server asked to wait ${askedSeconds} second${askedSeconds === 1 ? '' : 's'}`
+			? `the server asked to wait ${secondsText(askedSeconds)}`
 			: 'the server is still at its limit';
 	return new NodeApiError(nodeForErrors(context.getNode()), {} as JsonObject, {
 		message: `phpRank's rate limit was reached (429 Too Many Attempts): ${asked}`,
 		description:
 			maxWaitSeconds > 0
-				? `That is beyond the ${maxWaitSeconds} seconds this item may wait (Options > Max Rate-Limit Wait). Nothing was changed for ${subject.name}; raise the limit, or spread the items over time with the node's batching settings.`
+				? `That is beyond the ${secondsText(maxWaitSeconds)} this item may wait (Options > Max Rate-Limit Wait). Nothing was changed for ${subject.name}; raise the limit, or spread the items over time with the node's batching settings.`
 				: `Waiting is off (Options > Max Rate-Limit Wait is 0). Nothing was changed for ${subject.name}.`,
 		httpCode: '429',
 		itemIndex: context.getItemIndex(),
@@ -207,7 +216,7 @@ export function connectionError(
 	// NodeApiError replaces any message that names a network error code with its own generic text,
 	// so the code goes into the description.
 	const message = timedOut
-		? `phpRank did not answer within ${Math.round((options.timeout ?? 300_000) / 1000)} seconds`
+		? `phpRank did not answer within ${durationText(options.timeout ?? 300_000)}`
 		: unreachable
 			? 'phpRank could not be reached'
 			: 'The connection to phpRank ended before it answered';

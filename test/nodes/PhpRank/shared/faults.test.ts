@@ -63,7 +63,7 @@ const faults: Array<[string, FaultAction, RegExp]> = [
 	['an empty body', { kind: 'empty', status: 200 }, /^phpRank answered 200 with an empty body instead of JSON$/],
 	['malformed JSON', { kind: 'malformedJson' }, /^phpRank answered 200 with an answer that is not JSON instead of JSON$/],
 	['a dropped connection', { kind: 'drop' }, /^The connection to phpRank ended before it answered$/],
-	['a timeout', { kind: 'delay', delayMs: 1200 }, /^phpRank did not answer within 0 seconds$/],
+	['a timeout', { kind: 'delay', delayMs: 1200 }, /^phpRank did not answer within 300 ms$/],
 	['a 302 to the login page', { kind: 'redirectLogin' }, /^phpRank redirected to its login page \(302\)/],
 ];
 

@@ -110,6 +110,16 @@ describe('nothing but a 429 is sent twice', () => {
 		expect(apiRequests(server())).toHaveLength(1);
 	});
 
+	it('says "1 second" for a wait of one second', async () => {
+		server().injectFault({ path: '/api/v1/reports', method: 'POST', kind: 'status', status: 429, headers: { 'Retry-After': '1' } });
+
+		const { error } = await runPhpRank(server(), create({ options: { maxRateLimitWait: 0.5 } }), { items: urls(1) });
+
+		expect(error?.message).toBe("phpRank's rate limit was reached (429 Too Many Attempts): the server asked to wait 1 second");
+		expect(error?.description).toMatch(/beyond the 0\.5 seconds this item may wait/);
+		expect(apiRequests(server())).toHaveLength(1);
+	});
+
 	it('fails an update that timed out, without sending it again', async () => {
 		server().injectFault({ path: '/api/v1/reports/2', method: 'PUT', kind: 'delay', delayMs: 1500 });
 
@@ -121,7 +131,7 @@ describe('nothing but a 429 is sent twice', () => {
 			requestOptions: { timeout: 300 },
 		});
 
-		expect(error?.message).toBe('phpRank did not answer within 0 seconds');
+		expect(error?.message).toBe('phpRank did not answer within 300 ms');
 		expect(error?.description).toMatch(/may have carried it out .* it was not sent again/);
 		expect(apiRequests(server())).toHaveLength(1);
 	});
