@@ -53,18 +53,18 @@ const PROFILE_SAMPLE_US = 500;
  * clock and stopped after it, so that the profile holds the run and the figures leave out writing it.
  */
 async function startProfiler(): Promise<(file: string) => Promise<void>> {
-	const { Session } = await import('node:inspector/promises');
-	const session = new Session();
-	session.connect();
-	await session.post('Profiler.enable');
-	await session.post('Profiler.setSamplingInterval', { interval: PROFILE_SAMPLE_US });
-	await session.post('Profiler.start');
+	const { Session: InspectorConnection } = await import('node:inspector/promises');
+	const inspector = new InspectorConnection();
+	inspector.connect();
+	await inspector.post('Profiler.enable');
+	await inspector.post('Profiler.setSamplingInterval', { interval: PROFILE_SAMPLE_US });
+	await inspector.post('Profiler.start');
 	return async (file) => {
 		try {
-			const { profile } = await session.post('Profiler.stop');
+			const { profile } = await inspector.post('Profiler.stop');
 			writeFileSync(file, JSON.stringify(profile));
 		} finally {
-			session.disconnect();
+			inspector.disconnect();
 		}
 	};
 }

@@ -10,8 +10,8 @@ import type { ICredentialType, INode, INodeParameters, INodeProperties, INodeTyp
 import { NodeHelpers } from 'n8n-workflow';
 
 import { runNode, runWorkflow, TRIGGER_NODE_NAME } from '../../dev/engine';
-import type { WorkflowFixture } from '../../dev/engine';
-import { FLOOR_NODE_TYPE, PhpRankFloor, withHiddenProperties } from '../floor/PhpRankFloor';
+import type { RunNodeOptions, WorkflowFixture } from '../../dev/engine';
+import { FLOOR_NODE_TYPE, hiddenProperties, PhpRankFloor } from '../floor/PhpRankFloor';
 import type { Job, Target } from '../plan';
 import { inputItems, LARGEST_PAGE_SIZE } from '../plan';
 
@@ -66,41 +66,44 @@ function shownProperties(nodeType: INodeType, parameters: INodeParameters): INod
 	return description.properties.filter((property) => NodeHelpers.displayParameter(values, property, node, description));
 }
 
-/**
- * The node as if it declared only what n8n shows for the job's operation. Not a node anyone could use (every
- * other operation, and the AI tool's Descriptions, are gone): a reference that tells what the node's own code
- * costs per item from what n8n's engine spends on each declared property, shown or not.
- */
-function withShownPropertiesOnly(nodeType: INodeType, parameters: INodeParameters): INodeType {
-	const description = { ...nodeType.description, properties: shownProperties(nodeType, parameters) };
-	return Object.assign(Object.create(nodeType) as INodeType, { description });
+/** The same node type declaring other properties. */
+function withProperties(nodeType: INodeType, properties: INodeProperties[]): INodeType {
+	return Object.assign(Object.create(nodeType) as INodeType, { description: { ...nodeType.description, properties } });
+}
+
+/** Runs one node in n8n's engine and counts its output items; a failed run or item fails the benchmark. */
+async function outputCount(options: RunNodeOptions): Promise<number> {
+	const result = await runNode({ ...options, timeoutMs: RUN_TIMEOUT_MS });
+	if (result.error) throw result.error;
+	const failed = result.items.filter((item) => item.error).length;
+	if (failed > 0) throw new Error(`${failed} items failed`);
+	return result.items.length;
 }
 
 export interface PhpRankNodeOptions {
 	/** Loads the node's modules anew, so that it sends its lone first request. */
 	freshRateLimitState: boolean;
+	/**
+	 * The node as if it declared only what n8n shows for the job's operation. Not a node anyone could use (every
+	 * other operation, and the AI tool's Descriptions, are gone): a reference that tells what the node's own code
+	 * costs per item from what n8n's engine spends on each declared property, shown or not.
+	 */
 	shownPropertiesOnly?: boolean;
 }
 
 export function preparePhpRankNode(job: Job, target: Target, { freshRateLimitState, shownPropertiesOnly = false }: PhpRankNodeOptions): Run {
 	const built = loadBuiltNode(freshRateLimitState);
 	const parameters = phpRankParameters(job);
-	const node = shownPropertiesOnly ? withShownPropertiesOnly(built.node, parameters) : built.node;
+	const node = shownPropertiesOnly ? withProperties(built.node, shownProperties(built.node, parameters)) : built.node;
 	const items = inputItems(job);
-	return async () => {
-		const result = await runNode({
+	return async () =>
+		await outputCount({
 			parameters,
 			items,
 			credentials: { phpRankApi: { baseUrl: target.url, apiKey: target.apiKey } },
 			nodeTypes: { 'n8n-nodes-phprank.phpRank': node },
 			credentialTypes: [built.credentials],
-			timeoutMs: RUN_TIMEOUT_MS,
 		});
-		if (result.error) throw result.error;
-		const failed = result.items.filter((item) => item.error).length;
-		if (failed > 0) throw new Error(`${failed} items failed`);
-		return result.items.length;
-	};
 }
 
 /**
@@ -119,22 +122,16 @@ export function prepareFloorNode(job: Job, target: Target, { padded = false } = 
 	const hiddenCount = (nodeType: INodeType, values: INodeParameters) =>
 		nodeType.description.properties.length - shownProperties(nodeType, values).length;
 	const extra = padded ? hiddenCount(phpRank, phpRankParameters(job)) - hiddenCount(floor, parameters) : 0;
-	const nodeType = extra > 0 ? withHiddenProperties(floor, extra) : floor;
-	return async () => {
-		const result = await runNode({
+	const nodeType = extra > 0 ? withProperties(floor, [...floor.description.properties, ...hiddenProperties(extra)]) : floor;
+	return async () =>
+		await outputCount({
 			type: FLOOR_NODE_TYPE,
 			parameters,
 			items,
 			credentials: { phpRankApi: { baseUrl: target.url, apiKey: target.apiKey } },
 			nodeTypes: { [FLOOR_NODE_TYPE]: nodeType },
 			credentialTypes: [credentials],
-			timeoutMs: RUN_TIMEOUT_MS,
 		});
-		if (result.error) throw result.error;
-		const failed = result.items.filter((item) => item.error).length;
-		if (failed > 0) throw new Error(`${failed} items failed`);
-		return result.items.length;
-	};
 }
 
 /** How the user tells the HTTP Request node's pagination that it is done. */

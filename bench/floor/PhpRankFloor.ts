@@ -79,17 +79,15 @@ export class PhpRankFloor implements INodeType {
 }
 
 /**
- * The floor declaring `count` more string properties that no operation shows, as a node declares the fields of
- * its other operations: the engine still walks them for every item.
+ * `count` string properties that no operation shows, as a node declares the fields of its other operations:
+ * the engine still walks them for every item.
  */
-export function withHiddenProperties(floor: PhpRankFloor, count: number): INodeType {
-	const hidden = Array.from({ length: count }, (_, index): INodeProperties => ({
+export function hiddenProperties(count: number): INodeProperties[] {
+	return Array.from({ length: count }, (_, index): INodeProperties => ({
 		displayName: `Hidden ${index + 1}`,
 		name: `hidden${index + 1}`,
 		type: 'string',
 		default: '',
 		displayOptions: { show: { operation: ['none'] } },
 	}));
-	const description = { ...floor.description, properties: [...floor.description.properties, ...hidden] };
-	return Object.assign(Object.create(floor) as INodeType, { description });
 }
