@@ -1,6 +1,7 @@
-/** The request pipeline: record, delay, faults, rate limit, routing, authentication, handler. */
+/** The request pipeline: record, proxy, worker, delay, faults, rate limit, routing, authentication, handler. */
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { controlApi, ControlHandler } from './control';
+import { checkDeployment, GATEWAY_TIMEOUT, WorkerPool } from './deployment';
 import { Settings } from './handlers/context';
 import { readBody, recordRequest, requestInput } from './incoming';
 import { FaultBook, faultAnswer, FaultStage } from './faults';
@@ -10,7 +11,7 @@ import { matchRoute } from './routes';
 import { freshProjectNames, seedReports } from './seed';
 import { PhpRankStore } from './store';
 import { parseReportTarget } from './reportUrl';
-import { Fault, PageChange, PhpRankUser, RateLimitConfig, RecordedRequest, SeedOptions } from './types';
+import { Deployment, Fault, PageChange, PhpRankUser, RateLimitConfig, RecordedRequest, SeedOptions } from './types';
 
 export interface AppConfig {
 	basePath: string;
@@ -18,6 +19,8 @@ export interface AppConfig {
 	settings: Settings;
 	latencyMs: number;
 	rateLimit: RateLimitConfig | false;
+	workers?: number;
+	gatewayTimeoutMs?: number;
 	/** host:port to build absolute URLs with when a request carries no Host header. */
 	fallbackHost: () => string;
 }
@@ -32,17 +35,59 @@ export function wait(ms: number): Promise<void> {
 	return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
-function send(res: ServerResponse, record: RecordedRequest | undefined, answer: Answer, extraHeaders: Record<string, string> = {}): void {
-	if (res.destroyed || res.writableEnded) return;
-	if (record) record.status = answer.status;
-	res.writeHead(answer.status, {
-		...answer.headers,
-		...extraHeaders,
-		'Cache-Control': 'no-cache, private',
-		Connection: 'close',
-		'Content-Length': String(Buffer.byteLength(answer.body)),
-	});
+/** Writes the answer unless the connection is gone; returns whether it did. */
+function write(res: ServerResponse, answer: Answer, headers: Record<string, string>): boolean {
+	if (res.destroyed || res.writableEnded) return false;
+	res.writeHead(answer.status, { ...answer.headers, ...headers, Connection: 'close', 'Content-Length': String(Buffer.byteLength(answer.body)) });
 	res.end(answer.body);
+	return true;
+}
+
+/** Laravel's answer, with the headers every phpRank answer carries. */
+function send(res: ServerResponse, answer: Answer, extraHeaders: Record<string, string> = {}): boolean {
+	return write(res, answer, { ...extraHeaders, 'Cache-Control': 'no-cache, private' });
+}
+
+/**
+ * The way back to the client, through the proxy when there is one: once its timeout passes it answers 504
+ * itself, and the application's answer, when it comes, is discarded (its status still recorded).
+ */
+class Reply {
+	private done = false;
+	private readonly timer?: NodeJS.Timeout;
+
+	constructor(
+		private readonly req: IncomingMessage,
+		private readonly res: ServerResponse,
+		private readonly record: RecordedRequest,
+		gatewayTimeoutMs: number | undefined,
+	) {
+		if (gatewayTimeoutMs === undefined) return;
+		// Counted from arrival: waiting for a worker uses up the proxy's patience too.
+		this.timer = setTimeout(() => this.timeOut(), gatewayTimeoutMs - (Date.now() - record.time)).unref();
+	}
+
+	send(answer: Answer, extraHeaders?: Record<string, string>): void {
+		this.record.handledStatus = answer.status;
+		if (this.finish() && send(this.res, answer, extraHeaders)) this.record.status = answer.status;
+	}
+
+	drop(): void {
+		if (this.finish()) this.req.socket.destroy();
+	}
+
+	/** Claims the way back; false when the proxy has answered already. */
+	private finish(): boolean {
+		if (this.done) return false;
+		this.done = true;
+		clearTimeout(this.timer);
+		this.record.answeredAt = Date.now();
+		return true;
+	}
+
+	private timeOut(): void {
+		if (this.finish() && write(this.res, GATEWAY_TIMEOUT, {})) this.record.status = GATEWAY_TIMEOUT.status;
+	}
 }
 
 /** What a request looks like from inside the application. */
@@ -62,11 +107,26 @@ export class PhpRankApp {
 	readonly limiter: RateLimiter;
 	readonly requests: RecordedRequest[] = [];
 	private readonly control: ControlHandler;
+	private readonly pool = new WorkerPool();
+	private gatewayTimeoutMs?: number;
 
 	constructor(private readonly config: AppConfig) {
 		this.store = new PhpRankStore(config.users);
 		this.limiter = new RateLimiter(config.rateLimit);
 		this.control = controlApi(this);
+		this.setDeployment({ workers: config.workers, analysisMs: config.settings.analysisMs, gatewayTimeoutMs: config.gatewayTimeoutMs });
+	}
+
+	/** Replaces all three settings; a key left out means none. reset() leaves them alone. */
+	setDeployment(deployment: Deployment): void {
+		checkDeployment(deployment);
+		this.pool.resize(deployment.workers);
+		this.config.settings.analysisMs = deployment.analysisMs ?? 0;
+		this.gatewayTimeoutMs = deployment.gatewayTimeoutMs;
+	}
+
+	idle(): Promise<void> {
+		return this.pool.idle();
 	}
 
 	clearRequests(): void {
@@ -112,21 +172,28 @@ export class PhpRankApp {
 	}
 
 	handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-		let record: RecordedRequest | undefined;
+		let reply: Reply | undefined;
 		try {
-			record = recordRequest(req, await readBody(req));
+			const record = recordRequest(req, await readBody(req));
 			const exchange = this.exchange(record);
 			const controlPath = this.controlPath(exchange.appPath);
 			if (controlPath !== undefined) {
-				send(res, undefined, await this.control(record, controlPath));
+				send(res, await this.control(record, controlPath));
 				return;
 			}
 			this.requests.push(record);
-			await wait(this.config.latencyMs);
-			if (await this.applyFault(exchange, req, res)) return;
-			await this.respond(exchange, req, res);
+			const current = new Reply(req, res, record, this.gatewayTimeoutMs);
+			reply = current;
+			// Everything from here is PHP's work: latency, faults and the rate limit all count from a worker's start.
+			await this.pool.run(async () => {
+				record.startedAt = Date.now();
+				await wait(this.config.latencyMs);
+				if (await this.applyFault(exchange, current)) return;
+				await this.respond(exchange, current);
+			});
 		} catch {
-			send(res, record, json(500, errorBody(500)));
+			if (reply) reply.send(json(500, errorBody(500)));
+			else send(res, json(500, errorBody(500)));
 		}
 	};
 
@@ -164,7 +231,7 @@ export class PhpRankApp {
 	}
 
 	/** Returns true when the fault answered (or dropped) the request itself. */
-	private async applyFault(exchange: Exchange, req: IncomingMessage, res: ServerResponse): Promise<boolean> {
+	private async applyFault(exchange: Exchange, reply: Reply): Promise<boolean> {
 		const fault = this.takeFault(exchange, 'arrival');
 		// After-handling kinds are never taken on arrival; the check tells the compiler so.
 		if (!fault || fault.kind === 'dropAfterHandling' || fault.kind === 'delayAfterHandling') return false;
@@ -173,10 +240,10 @@ export class PhpRankApp {
 			return false;
 		}
 		if (fault.kind === 'drop') {
-			req.socket.destroy();
+			reply.drop();
 			return true;
 		}
-		send(res, exchange.record, faultAnswer(fault, exchange.negotiation.baseUrl));
+		reply.send(faultAnswer(fault, exchange.negotiation.baseUrl));
 		return true;
 	}
 
@@ -184,18 +251,18 @@ export class PhpRankApp {
 	 * Faults that strike a request the API carried out with success: the client never learns that it was.
 	 * Returns true when the fault dropped the connection; a delay holds the answer back, then lets it go.
 	 */
-	private async applyFaultAfterHandling(exchange: Exchange, req: IncomingMessage, answer: Answer): Promise<boolean> {
+	private async applyFaultAfterHandling(exchange: Exchange, reply: Reply, answer: Answer): Promise<boolean> {
 		const fault = answer.status < 300 ? this.takeFault(exchange, 'handled') : undefined;
 		if (fault?.kind === 'delayAfterHandling') await wait(fault.delayMs);
 		if (fault?.kind !== 'dropAfterHandling') return false;
-		req.socket.destroy();
+		reply.drop();
 		return true;
 	}
 
-	private async respond(exchange: Exchange, req: IncomingMessage, res: ServerResponse): Promise<void> {
+	private async respond(exchange: Exchange, reply: Reply): Promise<void> {
 		const { record, appPath, rawAppPath } = exchange;
 		if (appPath === undefined || rawAppPath === undefined || !appPath.startsWith(API_PREFIX)) {
-			send(res, record, this.webPage(exchange));
+			reply.send(this.webPage(exchange));
 			return;
 		}
 		const rate = this.limiter.hit(record.remoteAddress);
@@ -203,11 +270,11 @@ export class PhpRankApp {
 		try {
 			if (rate && !rate.allowed) throw new ApiError(429, errorBody(429), rate.headers);
 			const answer = await this.api(exchange, rawAppPath);
-			if (await this.applyFaultAfterHandling(exchange, req, answer)) return;
-			send(res, record, answer, rateHeaders);
+			if (await this.applyFaultAfterHandling(exchange, reply, answer)) return;
+			reply.send(answer, rateHeaders);
 		} catch (error) {
 			const failure = error instanceof ApiError ? error : new ApiError(500);
-			send(res, record, renderError(failure, exchange.negotiation), rateHeaders);
+			reply.send(renderError(failure, exchange.negotiation), rateHeaders);
 		}
 	}
 

@@ -18,6 +18,8 @@ const USAGE = `Options:
   --precise-retry-after    Retry-After with millisecond precision
   --latency <ms>           delay before every answer
   --analysis <ms>          extra delay for create and re-analysis
+  --workers <n>            PHP worker pool: at most n requests worked on at once, the others queue (default: no pool)
+  --gateway-timeout <ms>   a proxy in front answers 504 this long after arrival, PHP going on (default: no proxy)
   --max-reports <n>        plan quota of reports per user
   --api-key <key>          API key of the default user
   --no-project-delete-hazard  do not delete the extra report when a project is deleted`;
@@ -42,6 +44,8 @@ async function main(): Promise<void> {
 			'precise-retry-after': { type: 'boolean' },
 			latency: { type: 'string' },
 			analysis: { type: 'string' },
+			workers: { type: 'string' },
+			'gateway-timeout': { type: 'string' },
 			'max-reports': { type: 'string' },
 			'api-key': { type: 'string' },
 			'no-project-delete-hazard': { type: 'boolean' },
@@ -65,6 +69,8 @@ async function main(): Promise<void> {
 				: { maxAttempts, decaySeconds: number(values['rate-window'], 'rate-window') ?? 60, preciseRetryAfter: values['precise-retry-after'] },
 		latencyMs: number(values.latency, 'latency'),
 		analysisMs: number(values.analysis, 'analysis'),
+		workers: number(values.workers, 'workers'),
+		gatewayTimeoutMs: number(values['gateway-timeout'], 'gateway-timeout'),
 		maxReportsPerUser: number(values['max-reports'], 'max-reports'),
 		projectDeleteHazard: !values['no-project-delete-hazard'],
 		users: values['api-key'] ? [{ ...DEFAULT_USER, apiKey: values['api-key'] }] : undefined,

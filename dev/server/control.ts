@@ -2,7 +2,7 @@
 import type { PhpRankApp } from './app';
 import { faultFromJson } from './faults';
 import { Answer, json } from './responses';
-import { RateLimitConfig, RecordedRequest } from './types';
+import { Deployment, RateLimitConfig, RecordedRequest } from './types';
 
 function jsonBody(record: RecordedRequest): unknown {
 	if (!record.rawBody.trim()) return {};
@@ -17,6 +17,19 @@ function rateLimitFromJson(value: unknown): RateLimitConfig | false {
 		throw new Error('A rate limit needs numeric "maxAttempts" and "decaySeconds", or false');
 	}
 	return { maxAttempts: config.maxAttempts, decaySeconds: config.decaySeconds, preciseRetryAfter: config.preciseRetryAfter === true };
+}
+
+/** null (or a key left out) means none; anything else must be a number, checked by setDeployment. */
+function deploymentFromJson(value: unknown): Deployment {
+	const body = (value ?? {}) as Record<string, unknown>;
+	const deployment: Deployment = {};
+	for (const key of ['workers', 'analysisMs', 'gatewayTimeoutMs'] as const) {
+		const setting = body[key];
+		if (setting === null || setting === undefined) continue;
+		if (typeof setting !== 'number') throw new Error(`"${key}" must be a number or null`);
+		deployment[key] = setting;
+	}
+	return deployment;
 }
 
 export type ControlHandler = (record: RecordedRequest, path: string) => Promise<Answer>;
@@ -43,6 +56,10 @@ export function controlApi(app: PhpRankApp): ControlHandler {
 		'GET /requests': () => json(200, app.requests),
 		'DELETE /requests': () => {
 			app.clearRequests();
+			return json(200, { ok: true });
+		},
+		'POST /deployment': (record) => {
+			app.setDeployment(deploymentFromJson(jsonBody(record)));
 			return json(200, { ok: true });
 		},
 		'POST /pages': (record) => {

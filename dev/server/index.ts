@@ -39,6 +39,8 @@ export async function startPhpRankServer(options: PhpRankServerOptions = {}): Pr
 		},
 		latencyMs: options.latencyMs ?? 0,
 		rateLimit: options.rateLimit ?? false,
+		workers: options.workers,
+		gatewayTimeoutMs: options.gatewayTimeoutMs,
 		fallbackHost: () => `${hostForUrl(host)}:${port}`,
 	});
 	if (options.seedReports || options.seedProjects) app.seed({ reports: options.seedReports, projects: options.seedProjects });
@@ -69,6 +71,8 @@ export async function startPhpRankServer(options: PhpRankServerOptions = {}): Pr
 		injectFault: (fault) => app.faults.add(fault),
 		clearFaults: () => app.faults.clear(),
 		setRateLimit: (config) => app.limiter.configure(config),
+		setDeployment: (deployment) => app.setDeployment(deployment),
+		idle: () => app.idle(),
 		changePage: (url, change) => app.changePage(url, change),
 		close: () =>
 			new Promise<void>((resolve, reject) => {

@@ -39,13 +39,20 @@ export interface PhpRankServerOptions {
 	rateLimit?: RateLimitConfig | false;
 	/** Fixed delay before every answer. */
 	latencyMs?: number;
-	/** Extra delay for create and re-analysis, which real servers do synchronously. */
+	/** Extra delay for create and re-analysis, which real servers do synchronously (spent holding a worker). */
 	analysisMs?: number;
+	/** PHP worker pool size: at most this many requests are worked on at once, the others wait in arrival order (default: no pool). */
+	workers?: number;
+	/** A proxy in front answers nginx's 504 page this long after a request arrived, while PHP goes on with it (default: no proxy). */
+	gatewayTimeoutMs?: number;
 	/** phpRank 1.2–1.8 also deletes the report whose id equals the deleted project's report count. */
 	projectDeleteHazard?: boolean;
 	/** Plan quota; create answers 422 beyond it. */
 	maxReportsPerUser?: number;
 }
+
+/** The deployment around PHP (see PhpRankServer.setDeployment); a key left out means none (analysisMs: 0). */
+export type Deployment = Pick<PhpRankServerOptions, 'workers' | 'analysisMs' | 'gatewayTimeoutMs'>;
 
 /** How a page has changed since it was first analyzed (see PhpRankServer.changePage). */
 export interface PageChange {
@@ -117,8 +124,14 @@ export interface RecordedRequest {
 	/** Arrival time, epoch milliseconds. */
 	time: number;
 	remoteAddress: string;
-	/** Status of the answer once sent (absent when the connection was dropped). */
+	/** When a worker took the request, epoch milliseconds (absent while it waits). */
+	startedAt?: number;
+	/** Status the client received once sent: the proxy's 504 when it gave up (absent when the connection was dropped). */
 	status?: number;
+	/** When the answer was sent or the connection dropped, epoch milliseconds (absent while pending). */
+	answeredAt?: number;
+	/** Status the application itself answered, even after the proxy's 504; without a 504 it equals `status`. */
+	handledStatus?: number;
 	/** The injected fault that answered this request, if any. */
 	fault?: { id: number; kind: FaultKind };
 }
@@ -152,7 +165,7 @@ export interface PhpRankServer {
 	/** Every request received (except control-API calls), in order. */
 	readonly requests: RecordedRequest[];
 	clearRequests(): void;
-	/** Wipes reports, projects, recorded requests, faults and rate-limit counters. */
+	/** Wipes reports, projects, recorded requests, faults and rate-limit counters; keeps the deployment. */
 	reset(): void;
 	seedReports(count: number, options?: SeedOptions): number[];
 	/** Creates `count` distinct projects, each with one report; returns their names. */
@@ -162,6 +175,10 @@ export interface PhpRankServer {
 	injectFault(fault: Fault): InjectedFault;
 	clearFaults(): void;
 	setRateLimit(config: RateLimitConfig | false): void;
+	/** Replaces workers, analysisMs and gatewayTimeoutMs at once; requests already under way keep their proxy timeout. */
+	setDeployment(deployment: Deployment): void;
+	/** Resolves once no request is queued for a worker or being worked on (requests still arriving are not waited for). */
+	idle(): Promise<void>;
 	/**
 	 * Simulates an edit of the page at `url` (absolute, or as phpRank shows it, e.g. example.com/blog): the
 	 * next creates and re-analyses of it score the changed page. Reports keep their results until re-analyzed.

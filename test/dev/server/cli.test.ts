@@ -1,23 +1,6 @@
-import { ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { request } from 'undici';
-
-const ROOT = join(__dirname, '..', '..', '..');
-
-async function startCli(args: string[]): Promise<{ child: ChildProcess; url: string; apiKey: string }> {
-	// tsx loaded into the server's own process, not tsx's command line: that one runs the server in a child of its own
-	// and does not always pass a signal on, which can leave the server running after the test.
-	const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'dev', 'server', 'cli.ts'), ...args], {
-		cwd: ROOT,
-		stdio: ['ignore', 'pipe', 'inherit'],
-	});
-	const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
-	const [line] = (await once(lines, 'line')) as [string];
-	lines.close();
-	return { child, ...JSON.parse(line) };
-}
+import { startCli } from './helpers';
 
 describe('standalone server', () => {
 	it('prints its URL and key as one JSON line, serves the options given and stops on SIGTERM', async () => {

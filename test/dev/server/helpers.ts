@@ -1,3 +1,7 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { request } from 'undici';
 import { PhpRankServer, PhpRankServerOptions, startPhpRankServer } from '../../../dev/server';
 
@@ -67,3 +71,24 @@ export function useServer(options: PhpRankServerOptions = {}): () => PhpRankServ
 }
 
 export const ISO_MICROSECONDS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.000000Z$/;
+
+const ROOT = join(__dirname, '..', '..', '..');
+
+/** Runs dev/server/cli.ts with `args`, its stdout piped. */
+export function spawnCli(args: string[], stderr: 'inherit' | 'pipe' = 'inherit'): ChildProcess {
+	// tsx loaded into the server's own process, not tsx's command line: that one runs the server in a child of its own
+	// and does not always pass a signal on, which can leave the server running after the test.
+	return spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'dev', 'server', 'cli.ts'), ...args], {
+		cwd: ROOT,
+		stdio: ['ignore', 'pipe', stderr],
+	});
+}
+
+/** Runs dev/server/cli.ts with `args` and reads the JSON line it prints once it listens. */
+export async function startCli(args: string[]): Promise<{ child: ChildProcess; url: string; apiKey: string }> {
+	const child = spawnCli(args);
+	const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+	const [line] = (await once(lines, 'line')) as [string];
+	lines.close();
+	return { child, ...JSON.parse(line) };
+}
