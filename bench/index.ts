@@ -9,6 +9,7 @@
  *                                        one process per client for all cases
  *   npm run bench -- --json out.json     also writes every figure as JSON
  *   npm run bench -- --cases 4a,4b       only these cases (5, loading the node, is always measured)
+ *   npm run bench -- --cases 6           only the slow phpRank behind a proxy (bench/slowServer.ts)
  *
  * The server runs in this process and counts the requests and records of every run; each client
  * runs in a process of its own (bench/worker.ts), so that its memory is its own. Benchmarks are
@@ -36,6 +37,9 @@ import {
 } from './plan';
 import { LATENCY_MS, listenOverflows, loadAverage, machine, median, runScript, snapshotBuild, startServer, Worker } from './processes';
 import type { Phase, Reply } from './worker';
+import { measureSlowServer, slowServerTable, slowServerTitle, slowServerVerdicts } from './slowServer';
+
+const SLOW_SERVER_CASE = '6';
 
 /**
  * What the node should reach. Lists: time within 1.2× and job memory within 1.5× of raw undici,
@@ -654,15 +658,19 @@ async function main(): Promise<void> {
 	log('');
 
 	const planned = plan(settings);
-	const unknown = settings.cases?.filter((id) => !planned.some((spec) => spec.id === id)) ?? [];
-	if (unknown.length) throw new Error(`--cases: no case ${unknown.join(', ')} (cases: ${planned.map((spec) => spec.id).join(', ')})`);
+	const unknown = settings.cases?.filter((id) => id !== SLOW_SERVER_CASE && !planned.some((spec) => spec.id === id)) ?? [];
+	if (unknown.length) throw new Error(`--cases: no case ${unknown.join(', ')} (cases: ${[...planned.map((spec) => spec.id), SLOW_SERVER_CASE].join(', ')})`);
 	const cases = planned.filter((spec) => !settings.cases || settings.cases.includes(spec.id));
+	const slowServer = !settings.cases || settings.cases.includes(SLOW_SERVER_CASE);
 	for (const spec of cases) log(`${spec.id}. ${spec.title}`);
+	if (slowServer) log(`${SLOW_SERVER_CASE}. ${slowServerTitle()}`);
 	log('');
 	const overflowsBefore = listenOverflows();
 	const leftOut = new Map<VariantId, string>();
 	const results = await runAll(cases, settings, distCopy, leftOut, log);
 	const overflowsAfter = listenOverflows();
+	// In this process, after the other cases' clients have ended: the node as tests run it, against the server's own pace.
+	const slowServerFigures = slowServer ? [await measureSlowServer(2), await measureSlowServer(8)] : [];
 
 	const loadRuns = settings.short ? 2 : 5;
 	const nodeLoad = measureLoading(builtPackage(distCopy).node, 'PhpRank', false, loadRuns);
@@ -683,6 +691,12 @@ async function main(): Promise<void> {
 	log(`| phpRank (dist/nodes/PhpRank/PhpRank.node.js) | ${formatMs(nodeLoad.coldMs)} | ${formatMs(nodeLoad.nodeMs)} | ${nodeLoad.descriptionBytes} |`);
 	log(`| HTTP Request, default version (n8n-nodes-base), for reference | ${formatMs(httpLoad.coldMs)} | ${formatMs(httpLoad.nodeMs)} | ${httpLoad.descriptionBytes} |`);
 	log('');
+	if (slowServer) {
+		log(`${SLOW_SERVER_CASE}. ${slowServerTitle()}: one run each, the node from source in this process`);
+		log('');
+		for (const line of slowServerTable(slowServerFigures)) log(line);
+		log('');
+	}
 	log('Where the n8n clients spend their time: n8n expression evaluations in one extra run, counted and timed');
 	log('');
 	for (const line of expressionLines(results)) log(line);
@@ -714,6 +728,10 @@ async function main(): Promise<void> {
 			log(`    note    the lone first request (rate limit not yet known): ${formatMs(median(node.timedMs))} ms, limit already known: ${formatMs(median(known.timedMs))} ms`);
 		}
 	}
+	if (slowServer) {
+		log(`- ${SLOW_SERVER_CASE} slow phpRank behind a proxy`);
+		for (const line of slowServerVerdicts(slowServerFigures)) log(line);
+	}
 	for (const [variant, reason] of leftOut) log(`Note: ${VARIANT_LABELS[variant]} was left out after an error: ${reason}`);
 	const failed = results.filter((m) => m.runs.some((run) => run.failedRequests > 0));
 	for (const m of failed) log(`Note: ${VARIANT_LABELS[m.variant]}, ${describeJob(m.job)}: the server answered some requests with an error`);
@@ -724,7 +742,7 @@ async function main(): Promise<void> {
 	log(`Load average at the end: ${loadAverage()}; ${((Date.now() - started) / 1000).toFixed(0)} s in all.`);
 
 	if (settings.jsonFile) {
-		writeFileSync(settings.jsonFile, JSON.stringify({ settings, results, load: { phpRank: nodeLoad, httpRequest: httpLoad } }, null, 2));
+		writeFileSync(settings.jsonFile, JSON.stringify({ settings, results, load: { phpRank: nodeLoad, httpRequest: httpLoad }, slowServer: slowServerFigures }, null, 2));
 		log(`Figures written to ${settings.jsonFile}`);
 	}
 }

@@ -26,6 +26,16 @@ const SERVER_FAULT_HINT =
 // phpRank passes on its HTTP client's own words when it cannot fetch the page it is asked to analyze.
 const PAGE_FETCH_FAILURE = /cURL error \d+|(Client|Server) error: `[A-Z]+ /;
 
+const unanswered = new WeakSet<object>();
+
+/**
+ * Whether a request failed without phpRank's answer (a dropped connection, a timeout, a proxy answering in its
+ * place): phpRank may or may not have carried it out.
+ */
+export function gotNoAnswer(error: unknown): boolean {
+	return typeof error === 'object' && error !== null && unanswered.has(error);
+}
+
 export function listSubject(resource: 'report' | 'project'): RequestSubject {
 	return { name: `The ${resource} list`, operation: 'getAll' };
 }
@@ -52,9 +62,23 @@ function isJsonObject(body: unknown): body is IDataObject {
 	return typeof body === 'object' && body !== null && !Buffer.isBuffer(body);
 }
 
+const PROXY_STATUSES: Record<number, string> = { 502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Time-out' };
+
+function isHtml(body: unknown): boolean {
+	return typeof body === 'string' && /<html|<!doctype/i.test(body);
+}
+
+/**
+ * An answer from a proxy in front of phpRank (nginx, Apache, a load balancer) rather than from phpRank: it says
+ * nothing about whether phpRank carried the request out. A 504 leaves PHP working, and the work is stored.
+ */
+export function answeredByProxy(response: IN8nHttpFullResponse): boolean {
+	return response.statusCode in PROXY_STATUSES || (response.statusCode >= 500 && isHtml(response.body));
+}
+
 function describeBody(body: unknown): string {
 	if (body === undefined || body === null || body === '') return 'an empty body';
-	if (typeof body === 'string' && /<html|<!doctype/i.test(body)) return 'an HTML page';
+	if (isHtml(body)) return 'an HTML page';
 	return 'an answer that is not JSON';
 }
 
@@ -151,15 +175,50 @@ function describeFailure(subject: RequestSubject, response: IN8nHttpFullResponse
 	}
 }
 
-export function answerError(context: ErrorContext, response: IN8nHttpFullResponse, subject: RequestSubject): NodeApiError {
-	const { message, description } = describeFailure(subject, response);
+/** What a write may have done when a proxy answered in phpRank's place, and how to run it again safely. */
+function unknownOutcome(subject: RequestSubject, options: IHttpRequestOptions, status: string): Failure | undefined {
+	const proxy = `a proxy in front of phpRank answered ${status} in its place`;
+	const why =
+		'The proxy answers on its own when phpRank takes too long or is overloaded, and phpRank usually goes on and carries the request out.';
+	if (options.method === 'POST') {
+		return {
+			message: `phpRank may have created the report: ${proxy}`,
+			description: `${why} To run this item again without a second report, set If the URL Already Has a Report to Return the Existing Report: the URL is then looked up first.`,
+		};
+	}
+	if (options.method === 'PUT' && (options.body as IDataObject | undefined)?.results === 1) {
+		return {
+			message: `phpRank may have re-analyzed ${subject.name}: ${proxy}`,
+			description: `${why} Running this item again is safe: it analyzes the page once more (the previous score it adds is then this re-analysis's).`,
+		};
+	}
+	if (options.method === 'PUT' || options.method === 'DELETE') {
+		return { message: `phpRank may have carried out the ${subject.operation} of ${subject.name}: ${proxy}`, description: `${why} Check phpRank before running this item again.` };
+	}
+	return undefined;
+}
+
+export function answerError(
+	context: ErrorContext,
+	response: IN8nHttpFullResponse,
+	{ subject, options, attempts = 1 }: { subject: RequestSubject; options: IHttpRequestOptions; attempts?: number },
+): NodeApiError {
+	const byProxy = answeredByProxy(response);
+	const status = `${response.statusCode}${PROXY_STATUSES[response.statusCode] ? ` ${PROXY_STATUSES[response.statusCode]}` : ''}`;
+	const failure = describeFailure(subject, response);
+	const { message, description } = (byProxy ? unknownOutcome(subject, options, status) : undefined) ?? {
+		...failure,
+		description: attempts > 1 ? `Sent ${attempts} times, a proxy answered each time. ${failure.description}` : failure.description,
+	};
 	const details = isJsonObject(response.body) ? response.body : { body: String(response.body ?? '').slice(0, 500) };
-	return new NodeApiError(nodeForErrors(context.getNode()), details as JsonObject, {
+	const error = new NodeApiError(nodeForErrors(context.getNode()), details as JsonObject, {
 		message,
 		description,
 		httpCode: String(response.statusCode),
 		itemIndex: context.getItemIndex(),
 	});
+	if (byProxy) unanswered.add(error);
+	return error;
 }
 
 function secondsText(seconds: number): string {
@@ -190,13 +249,6 @@ export function rateLimitError(
 		httpCode: '429',
 		itemIndex: context.getItemIndex(),
 	});
-}
-
-const unanswered = new WeakSet<object>();
-
-/** Whether a request failed without an answer (a dropped connection, a timeout): phpRank may or may not have carried it out. */
-export function gotNoAnswer(error: unknown): boolean {
-	return typeof error === 'object' && error !== null && unanswered.has(error);
 }
 
 export function connectionError(

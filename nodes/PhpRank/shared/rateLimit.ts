@@ -1,10 +1,21 @@
 import { sleep } from 'n8n-workflow';
 import type { IDataObject, IN8nHttpFullResponse } from 'n8n-workflow';
+import { answeredByProxy } from './errors';
 
 // Long waits are cut into slices so that a cancelled execution stops waiting promptly.
 const WAIT_SLICE_MS = 500;
 
 const KNOWLEDGE_LIFETIME_MS = 60_000;
+
+// Latency this far above the quickest seen is noise (the network, n8n's own work on other items), not a queue at the
+// server: a queue in front of PHP costs a whole analysis, seconds on a real phpRank.
+const LATENCY_NOISE_MS = 200;
+
+// How long the request that opens a rate-limit window goes alone when its answer is slow to come.
+const OPENING_ALONE_MS = 200;
+
+// Requests allowed to wait at the server: a few keep its workers busy between answers, more only wait in front of PHP.
+const QUEUE_ALLOWED = 3;
 
 /** A request may go (with its ticket for `settle`), or would have to wait beyond its deadline. */
 export type Admission = { ticket: number } | { waitBeyondDeadlineSeconds: number };
@@ -28,22 +39,60 @@ export function retryDelayMs(headers: IDataObject | undefined, now = Date.now())
 export interface WaitControl {
 	deadline: number;
 	isCancelled: () => boolean;
+	/** Whether the request waits for the rate limit; with Max Rate-Limit Wait 0 it waits only for a free place. */
+	waitsForRateLimit: boolean;
 }
 
-async function pauseUntil(time: number, control: WaitControl): Promise<void> {
-	while (Date.now() < time && !control.isCancelled()) {
+export async function pauseUntil(time: number, isCancelled: () => boolean): Promise<void> {
+	while (Date.now() < time && !isCancelled()) {
 		await sleep(Math.min(WAIT_SLICE_MS, time - Date.now()));
 	}
 }
 
 /**
- * What one phpRank server (reached through one credential) has said about its rate limit, shared by every item and
- * every execution in this n8n process: items of a run are sent at once, and the limit counts them all.
+ * How many requests one phpRank server works on at once. A create is analyzed while the client waits, by a
+ * few PHP workers; requests beyond them queue in front of PHP until a proxy gives up (504). The limit is learnt
+ * as TCP Vegas learns a window: latency above the quickest answer of the same kind is time spent queued, so it
+ * grows while latency stays flat and shrinks when it climbs.
+ */
+class ConcurrencyLimit {
+	limit = 1;
+
+	private readonly quickestMs = new Map<string, number>();
+
+	/** An answer of this kind came `ms` after its request left, with `inFlight` requests (itself included) out. */
+	answered(kind: string, ms: number, inFlight: number): void {
+		const quickest = Math.min(ms, this.quickestMs.get(kind) ?? ms);
+		this.quickestMs.set(kind, quickest);
+		const queued = (this.limit * Math.max(0, ms - quickest - LATENCY_NOISE_MS)) / ms;
+		// Only a limit that was used is known to be safe to raise.
+		if (queued < 1 && inFlight * 2 >= this.limit) this.limit++;
+		else if (queued > QUEUE_ALLOWED) this.limit = Math.max(1, this.limit - 1);
+	}
+
+	/** A proxy answered in phpRank's place: the server is overloaded or down. */
+	overloaded(): void {
+		this.limit = Math.max(1, Math.floor(this.limit / 2));
+	}
+
+	/** The quickest answer of this kind seen: its time at the server without queueing. */
+	quickest(kind: string): number {
+		return this.quickestMs.get(kind) ?? 0;
+	}
+}
+
+/**
+ * What one phpRank server (reached through one credential) has said about its rate limit and how many requests
+ * it works on at once, shared by every item and every execution in this n8n process: items of a run are sent at
+ * once, and the limit counts them all.
  */
 export class RateGate {
+	readonly concurrency = new ConcurrencyLimit();
+
 	private blockedUntil = 0;
 
-	private limit: number | undefined;
+	/** Requests the server allows a window (X-RateLimit-Limit). */
+	private windowSize: number | undefined;
 
 	private remaining: number | undefined;
 
@@ -62,48 +111,60 @@ export class RateGate {
 		for (;;) {
 			const now = Date.now();
 			if (control.isCancelled()) break;
-			if (now < this.blockedUntil) {
+			if (control.waitsForRateLimit && now < this.blockedUntil) {
 				if (this.blockedUntil > control.deadline) {
 					return { waitBeyondDeadlineSeconds: Math.ceil((this.blockedUntil - now) / 1000) };
 				}
-				await pauseUntil(this.blockedUntil, control);
+				await pauseUntil(this.blockedUntil, control.isCancelled);
 				continue;
 			}
-			if (this.mayRelease()) break;
-			if (now >= control.deadline) return { waitBeyondDeadlineSeconds: 0 };
+			const underRateLimit = !control.waitsForRateLimit || this.mayRelease();
+			if (underRateLimit && this.inFlight < this.concurrency.limit) break;
+			// A full server is waited for without a deadline: its answers free places.
+			if (!underRateLimit && now >= control.deadline) return { waitBeyondDeadlineSeconds: 0 };
 			await this.nextChange(control);
 		}
 		this.inFlight++;
 		return { ticket: ++this.sent };
 	}
 
-	/** Records an answer's rate-limit headers (none for a failed connection). */
-	settle(ticket: number, headers?: IDataObject): void {
+	/** Records an answer: its rate-limit headers and how long it took (a failed connection has neither). */
+	settle(ticket: number, answer?: { response: IN8nHttpFullResponse; kind: string; ms: number }): void {
+		const byProxy = answer !== undefined && answeredByProxy(answer.response);
+		if (byProxy) this.concurrency.overloaded();
+		// Only a success is known to have done the whole work: a 429 or a refusal answers at once.
+		else if (answer !== undefined && answer.response.statusCode < 300) this.concurrency.answered(answer.kind, answer.ms, this.inFlight);
 		this.inFlight--;
-		if (headers !== undefined && ticket > this.newestApplied) {
+		const headers = answer?.response.headers as IDataObject | undefined;
+		if (headers !== undefined && !byProxy && ticket > this.newestApplied) {
 			this.newestApplied = ticket;
 			this.learnedAt = Date.now();
-			this.limit = header(headers, 'x-ratelimit-limit') ?? this.limit;
+			this.windowSize = header(headers, 'x-ratelimit-limit') ?? this.windowSize;
 			this.remaining = header(headers, 'x-ratelimit-remaining');
 		}
 		this.wakeWaiters();
 	}
 
 	/**
-	 * A 429: nothing goes until the window reopens. Then one request opens the new window alone:
-	 * preparing a window's worth of requests at once would delay its start, and with it every later one.
+	 * A 429: nothing goes until the window reopens. Then one request opens the new window alone: preparing a
+	 * window's worth of requests at once would delay its start, and with it every later one. The others follow
+	 * its answer, or, when that is slow to come (an analysis takes seconds), a moment after it left.
 	 */
 	block(delayMs: number): void {
 		this.blockedUntil = Math.max(this.blockedUntil, Date.now() + delayMs);
 		this.learnedAt = undefined;
 		this.newestApplied = this.sent;
+		void sleep(this.blockedUntil + OPENING_ALONE_MS - Date.now()).then(() => this.wakeWaiters());
 		this.wakeWaiters();
 	}
 
 	private mayRelease(): boolean {
 		// Until an answer tells whether the server limits, one request goes alone; what it said goes
 		// stale after a while, as operators change limits and windows pass between executions.
-		if (this.learnedAt === undefined || Date.now() - this.learnedAt > KNOWLEDGE_LIFETIME_MS) return this.inFlight === 0;
+		if (this.learnedAt === undefined || Date.now() - this.learnedAt > KNOWLEDGE_LIFETIME_MS) {
+			const windowOpened = this.windowSize !== undefined && this.blockedUntil > 0 && Date.now() >= this.blockedUntil + OPENING_ALONE_MS;
+			return this.inFlight === 0 || (windowOpened && this.inFlight < this.windowSize!);
+		}
 		if (this.remaining === undefined) return true;
 		return this.remaining - this.inFlight > 0 || this.inFlight === 0;
 	}
@@ -111,7 +172,7 @@ export class RateGate {
 	private async nextChange(control: WaitControl): Promise<void> {
 		await Promise.race([
 			new Promise<void>((resolve) => this.waiters.push(resolve)),
-			pauseUntil(Math.min(control.deadline, Date.now() + WAIT_SLICE_MS), control),
+			pauseUntil(Math.min(control.deadline, Date.now() + WAIT_SLICE_MS), control.isCancelled),
 		]);
 	}
 
@@ -133,36 +194,40 @@ export function rateGateFor(server: string): RateGate {
 	return gate;
 }
 
-export interface PacingOptions extends Omit<WaitControl, 'deadline'> {
-	/** The phpRank server: items and executions that talk to the same one share its limit. */
+export interface PacingOptions {
+	/** The phpRank server: items and executions that talk to the same one share its limits. */
 	server: string;
-	/** How long the item may wait in all; 0 sends at once and fails on a 429. */
+	/** What the request does, for its latency to be compared with that of its kind: a create takes seconds, a read not. */
+	kind: string;
+	/** How long the item may wait for the rate limit in all; 0 sends without waiting for it and fails on a 429. */
 	maxWaitSeconds: number;
+	isCancelled: () => boolean;
 	/** The error for a wait beyond maxWaitSeconds, given the seconds phpRank asked for. */
 	waitTooLong: (askedSeconds: number) => Error;
 }
 
 /**
- * Sends a request when phpRank's limit allows it, and sends it again after a 429: the only answer
+ * Sends a request when phpRank's limits allow it, and sends it again after a 429: the only answer
  * known to have done nothing. Any other answer, and any failure to get one, goes back to the caller.
  */
 export async function sendPaced(
 	send: () => Promise<IN8nHttpFullResponse>,
-	{ server, maxWaitSeconds, isCancelled, waitTooLong }: PacingOptions,
+	{ server, kind, maxWaitSeconds, isCancelled, waitTooLong }: PacingOptions,
 ): Promise<IN8nHttpFullResponse> {
-	const gate = maxWaitSeconds > 0 ? rateGateFor(server) : undefined;
-	const control = { deadline: Date.now() + maxWaitSeconds * 1000, isCancelled };
+	const gate = rateGateFor(server);
+	const control = { deadline: Date.now() + maxWaitSeconds * 1000, isCancelled, waitsForRateLimit: maxWaitSeconds > 0 };
 	for (;;) {
-		const admission = gate ? await gate.admit(control) : { ticket: 0 };
+		const admission = await gate.admit(control);
 		if ('waitBeyondDeadlineSeconds' in admission) throw waitTooLong(admission.waitBeyondDeadlineSeconds);
+		const sentAt = Date.now();
 		const answer = send();
-		// A request that got no answer frees its place without news of the limit; the caller gets its error.
-		answer.catch(() => gate?.settle(admission.ticket));
+		// A request that got no answer frees its place without news of the server; the caller gets its error.
+		answer.catch(() => gate.settle(admission.ticket));
 		const response = await answer;
-		gate?.settle(admission.ticket, response.headers as IDataObject);
+		gate.settle(admission.ticket, { response, kind, ms: Date.now() - sentAt });
 		if (response.statusCode !== 429) return response;
 		const delayMs = retryDelayMs(response.headers as IDataObject);
-		if (gate === undefined || Date.now() + delayMs > control.deadline) throw waitTooLong(Math.ceil(delayMs / 1000));
+		if (!control.waitsForRateLimit || Date.now() + delayMs > control.deadline) throw waitTooLong(Math.ceil(delayMs / 1000));
 		gate.block(delayMs);
 	}
 }

@@ -6,9 +6,9 @@ import type {
 	IN8nHttpFullResponse,
 	IPollFunctions,
 } from 'n8n-workflow';
-import { answerError, connectionError, isSuccess, rateLimitError, unexpectedAnswer } from './errors';
+import { answerError, answeredByProxy, connectionError, isSuccess, rateLimitError, unexpectedAnswer } from './errors';
 import type { RequestSubject } from './errors';
-import { sendPaced } from './rateLimit';
+import { pauseUntil, rateGateFor, sendPaced } from './rateLimit';
 
 export const CREDENTIAL_TYPE = 'phpRankApi';
 
@@ -50,10 +50,22 @@ export interface RequestPlan {
 	maxWaitSeconds: number;
 }
 
+// A read a proxy answered in phpRank's place is sent again, as repeating it changes nothing: this many times
+// in all, after waits that double from the first.
+const READ_ATTEMPTS = 3;
+const FIRST_READ_RETRY_MS = 1000;
+
+/** What a request does, for pacing: a create or a re-analysis keeps a PHP worker busy for seconds, a read does not. */
+function kindOf(options: IHttpRequestOptions): string {
+	const analyzes = options.method === 'POST' || (options.method === 'PUT' && (options.body as IDataObject | undefined)?.results === 1);
+	return analyzes ? 'analysis' : String(options.method ?? 'GET');
+}
+
 /**
  * Every request to phpRank goes through here: runs, the editor's lists and the trigger's polls.
- * Returns the JSON body of a successful answer; a 429 is waited out (see sendPaced), and any other
- * failure ends the item, so that a create or update is never applied twice.
+ * Returns the JSON body of a successful answer; a 429 is waited out (see sendPaced), a read a proxy
+ * answered is sent again, and any other failure ends the item, so that a create or update is never
+ * applied twice.
  */
 export async function sendRequest(context: RequestContext, { options, subjectOf, maxWaitSeconds }: RequestPlan): Promise<IDataObject> {
 	const send = async () => {
@@ -66,14 +78,27 @@ export async function sendRequest(context: RequestContext, { options, subjectOf,
 			throw connectionError(context, error, options, subjectOf());
 		}
 	};
-	const response = await sendPaced(send, {
-		server: serverOf(context),
-		maxWaitSeconds,
-		isCancelled: () => context.getExecutionCancelSignal?.()?.aborted === true,
-		waitTooLong: (askedSeconds) => rateLimitError(context, subjectOf(), askedSeconds, maxWaitSeconds),
-	});
-	if (!isSuccess(response)) throw answerError(context, response, subjectOf());
-	return response.body as IDataObject;
+	const isCancelled = () => context.getExecutionCancelSignal?.()?.aborted === true;
+	const isRead = (options.method ?? 'GET') === 'GET';
+	for (let attempt = 1; ; attempt++) {
+		const response = await sendPaced(send, {
+			server: serverOf(context),
+			kind: kindOf(options),
+			maxWaitSeconds,
+			isCancelled,
+			waitTooLong: (askedSeconds) => rateLimitError(context, subjectOf(), askedSeconds, maxWaitSeconds),
+		});
+		if (isSuccess(response)) return response.body as IDataObject;
+		if (!isRead || attempt >= READ_ATTEMPTS || !answeredByProxy(response) || isCancelled()) {
+			throw answerError(context, response, { subject: subjectOf(), options, attempts: attempt });
+		}
+		await pauseUntil(Date.now() + FIRST_READ_RETRY_MS * 2 ** (attempt - 1), isCancelled);
+	}
+}
+
+/** The quickest a create has been answered by this server: how long an analysis takes without a queue. */
+export function analysisTimeMs(context: Pick<IExecuteSingleFunctions, 'getNode'>): number {
+	return rateGateFor(serverOf(context)).concurrency.quickest('analysis');
 }
 
 export interface Page {

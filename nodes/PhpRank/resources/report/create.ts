@@ -16,7 +16,8 @@ import type { RequestData, RunOptions } from '../../shared/operations';
 import { reportAddressOf } from '../../shared/reportUrl';
 import type { ReportAddress } from '../../shared/reportUrl';
 import { relatedRequest } from '../../shared/requests';
-import { FORM_HEADERS, sendRequest, serverOf } from '../../shared/transport';
+import { analysisTimeMs, FORM_HEADERS, sendRequest, serverOf } from '../../shared/transport';
+import { pauseUntil } from '../../shared/rateLimit';
 import { updateDisplayOptions } from '../../shared/displayOptions';
 import { failInput, parseHttpUrl, parseOption, quoted, requirePassword, toPathSegment } from '../../shared/validation';
 import {
@@ -94,6 +95,8 @@ async function createSettled(
 		throw error;
 	});
 	if (answered !== undefined) return answered;
+	// phpRank may still be analyzing the page: give it the time an analysis takes before looking.
+	await pauseUntil(Date.now() + analysisTimeMs(context), () => isCancelled(context));
 	const created = await findReport(context, requestData, runOptions, address);
 	if (created !== undefined) return created;
 	return await createOnce(context, requestData, runOptions).catch((error: unknown) => {

@@ -58,8 +58,6 @@ const operations: Operation[] = [
 
 const faults: Array<[string, FaultAction, RegExp]> = [
 	['500 with JSON', { kind: 'status', status: 500 }, /^phpRank failed to process the request \(500\): An unexpected error/],
-	['502 with HTML', { kind: 'html', status: 502 }, /^phpRank failed to process the request \(502\) and answered with an HTML page$/],
-	['503 with HTML', { kind: 'html', status: 503 }, /^phpRank failed to process the request \(503\) and answered with an HTML page$/],
 	['an empty body', { kind: 'empty', status: 200 }, /^phpRank answered 200 with an empty body instead of JSON$/],
 	['malformed JSON', { kind: 'malformedJson' }, /^phpRank answered 200 with an answer that is not JSON instead of JSON$/],
 	['a dropped connection', { kind: 'drop' }, /^The connection to phpRank ended before it answered$/],
@@ -94,6 +92,26 @@ describe.each(operations)('$name under faults', ({ method, path, parameters }) =
 		expect(failed).toHaveLength(1);
 		expect(failed[0].json.error).toMatch(/^phpRank failed to process the request \(500\)/);
 		expect(result.items.length).toBeGreaterThan(1);
+		expect(secretsIn(producedText(result))).toEqual([]);
+	});
+});
+
+describe.each(operations)('$name when a proxy answers in phpRank\'s place, every time', ({ method, path, parameters }) => {
+	it.each([502, 503])('reads %s three times, writes once, saying what phpRank may have done, and leaks no secret', async (status) => {
+		server().injectFault({ method, path, kind: 'html', status, times: Infinity });
+
+		const result = await runPhpRank(server(), parameters);
+
+		expect(result.error).toBeInstanceOf(NodeApiError);
+		expect(result.items).toHaveLength(0);
+		const sent = apiRequests(server()).filter((request) => request.method === method);
+		if (method === 'GET') {
+			expect(result.error?.message).toBe(`phpRank failed to process the request (${status}) and answered with an HTML page`);
+			expect(sent).toHaveLength(3);
+		} else {
+			expect(result.error?.message).toMatch(new RegExp(`^phpRank may have .* answered ${status} .* in its place$`));
+			expect(sent).toHaveLength(1);
+		}
 		expect(secretsIn(producedText(result))).toEqual([]);
 	});
 });

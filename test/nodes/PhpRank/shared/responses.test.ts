@@ -26,7 +26,6 @@ describe('phpRank error answers become errors a user can act on', () => {
 			/^phpRank failed to process the request \(500\): An unexpected error has occurred, please try again\.$/,
 		],
 		['a 500 with an empty body', { ...onReport2, kind: 'empty', status: 500 }, /^phpRank failed to process the request \(500\) and answered with an empty body$/],
-		['a 502 HTML page', { ...onReport2, kind: 'html', status: 502 }, /^phpRank failed to process the request \(502\) and answered with an HTML page$/],
 		['a 200 HTML page', { ...onReport2, kind: 'html', status: 200 }, /^phpRank answered 200 with an HTML page instead of JSON$/],
 		['malformed JSON', { ...onReport2, kind: 'malformedJson' }, /^phpRank answered 200 with an answer that is not JSON instead of JSON$/],
 		['a redirect to the login page', { ...onReport2, kind: 'redirectLogin' }, /^phpRank redirected to its login page \(302\)/],

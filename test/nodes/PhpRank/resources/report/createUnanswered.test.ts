@@ -41,6 +41,18 @@ describe.each(['returnExisting', 'reanalyzeExisting'])('Report > Create with %s,
 		expect(items[0].json).not.toHaveProperty('previousResult');
 	});
 
+	it('settles a 502 HTML page as a create without an answer: looks up, and creates as phpRank holds none', async () => {
+		server().injectFault({ ...onCreate, kind: 'html', status: 502 });
+
+		const { items, error } = await runPhpRank(server(), create(choice));
+
+		expect(error).toBeUndefined();
+		expect(requestLines(server())).toEqual(['GET /api/v1/reports', 'POST /api/v1/reports', 'GET /api/v1/reports', 'POST /api/v1/reports']);
+		expect(apiRequests(server()).map((request) => request.status)).toEqual([200, 502, 200, 201]);
+		expect(server().reports()).toHaveLength(1);
+		expect(items[0].json).toMatchObject({ id: server().reports()[0].id, outcome: 'created' });
+	});
+
 	it('sends the create once more when phpRank holds no report after the connection dropped', async () => {
 		server().injectFault({ ...onCreate, kind: 'drop' });
 
@@ -69,7 +81,6 @@ describe.each(['returnExisting', 'reanalyzeExisting'])('Report > Create with %s,
 
 	it.each([
 		['a 500', { kind: 'status', status: 500 } as const],
-		['a 503 HTML page', { kind: 'html', status: 503 } as const],
 		['a 422', { kind: 'status', status: 422, body: { message: { url: ['The url format is invalid.'] }, status: 422 } } as const],
 	])('fails on %s, an answer, without asking phpRank again', async (_, fault) => {
 		server().injectFault({ ...onCreate, ...fault });
