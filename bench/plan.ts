@@ -2,11 +2,10 @@
  * What `npm run bench` measures: the jobs, the clients that do them, and the fewest requests and
  * records each job can possibly take against phpRank.
  */
+import { PER_PAGE_CHOICES } from '../dev/server/listQuery';
 
-/** The page sizes phpRank accepts for `per_page`; anything else silently becomes 10. */
-export const PHPRANK_PAGE_SIZES = [10, 25, 50, 100] as const;
-
-export const LARGEST_PAGE_SIZE = 100;
+/** The largest page phpRank serves. */
+export const LARGEST_PAGE_SIZE = Math.max(...PER_PAGE_CHOICES);
 
 export type Job =
 	/** Get Many: every record (no limit) or the first `limit`, of `total` on the server. */
@@ -70,7 +69,7 @@ export function pageCount(total: number, perPage: number): number {
 }
 
 export function smallestPageSizeHolding(count: number): number {
-	return PHPRANK_PAGE_SIZES.find((size) => size >= count) ?? LARGEST_PAGE_SIZE;
+	return PER_PAGE_CHOICES.find((size) => size >= count) ?? LARGEST_PAGE_SIZE;
 }
 
 /** Pages of one size until `limit` records are in hand (or the list ends): what a client with one page size does. */
@@ -101,7 +100,7 @@ export function fewestWindows(limit: number, total: number): PageWindow[] {
 			if (better(from, answer)) answer = from;
 			continue;
 		}
-		for (const perPage of PHPRANK_PAGE_SIZES) {
+		for (const perPage of PER_PAGE_CHOICES) {
 			// The page holding record x + 1 (it may start before x + 1: its first records are fetched twice).
 			const window = { perPage, page: Math.floor(x / perPage) + 1 };
 			const reach = Math.min(window.page * perPage, total);
@@ -153,7 +152,7 @@ export function describeWindows(windows: PageWindow[]): string {
 
 /** Records the server sent for a list request it received, from its `per_page` and `page`. */
 export function recordsServed(query: Record<string, string>, total: number): number {
-	const perPage = (PHPRANK_PAGE_SIZES as readonly number[]).includes(Number(query.per_page)) ? Number(query.per_page) : 10;
+	const perPage = PER_PAGE_CHOICES.includes(Number(query.per_page)) ? Number(query.per_page) : 10;
 	const page = /^\d+$/.test(query.page ?? '') && Number(query.page) >= 1 ? Number(query.page) : 1;
 	return recordsOnPage({ perPage, page }, total);
 }

@@ -7,7 +7,14 @@ import type {
 	IHttpRequestOptions,
 	INodeProperties,
 } from 'n8n-workflow';
-import { apiBaseUrl } from '../nodes/PhpRank/shared/transport';
+
+/** The name the nodes ask for this credential by. */
+export const CREDENTIAL_TYPE = 'phpRankApi';
+
+/** The phpRank API under the Base URL the user gives: with or without /api/v1, trailing slashes ignored. */
+export function apiBaseUrl(baseUrl: unknown): string {
+	return `${String(baseUrl).trim().replace(/\/+$/, '').replace(/\/api\/v1$/i, '')}/api/v1`;
+}
 
 const NOT_ACCEPTED = 'The API key was refused: copy it again from the API page of your phpRank account';
 
@@ -26,7 +33,8 @@ const NOT_THE_API =
 	'This address is not a phpRank API: the Base URL must be the address of your phpRank installation, e.g. https://seo.example.com';
 
 export class PhpRankApi implements ICredentialType {
-	name = 'phpRankApi';
+	// Spelt out for n8n's linting, which reads the name from the class; the type holds it to CREDENTIAL_TYPE.
+	name: typeof CREDENTIAL_TYPE = 'phpRankApi';
 
 	displayName = 'phpRank API';
 

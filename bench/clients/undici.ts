@@ -5,6 +5,7 @@
  */
 import { Agent, request } from 'undici';
 
+import { resultBandOf } from '../../dev/server/listQuery';
 import type { Job, PageWindow, Target } from '../plan';
 import { fewestWindows, inputItems, LARGEST_PAGE_SIZE, smallestPageSizeHolding } from '../plan';
 
@@ -34,14 +35,9 @@ async function call(target: Target, path: string, init: { method?: 'GET' | 'POST
 	return json;
 }
 
-function gradeOf(score: number): string {
-	if (score > 79) return 'good';
-	if (score >= 49) return 'decent';
-	return 'bad';
-}
-
+// The node's grade is phpRank's own band of the score, the one its `result` filter applies.
 function withGrade(report: Json): Json {
-	return typeof report.result === 'number' ? { ...report, grade: gradeOf(report.result) } : report;
+	return typeof report.result === 'number' ? { ...report, grade: resultBandOf(report.result) } : report;
 }
 
 async function page(target: Target, resource: string, window: PageWindow): Promise<Page> {

@@ -1,8 +1,23 @@
 /** HTTP control API under {basePath}/__sim/, for demos and scripts driving the server from another process. */
-import type { PhpRankApp } from './app';
 import { faultFromJson } from './faults';
+import type { FaultBook } from './faults';
+import type { RateLimiter } from './rateLimit';
 import { Answer, json } from './responses';
-import { Deployment, RateLimitConfig, RecordedRequest } from './types';
+import type { PhpRankStore } from './store';
+import { Deployment, PageChange, RateLimitConfig, RecordedRequest } from './types';
+
+/** What the control API drives: the application (PhpRankApp), as far as the endpoints reach into it. */
+export interface ControlledApp {
+	readonly store: Pick<PhpRankStore, 'allReports' | 'allProjects'>;
+	readonly faults: Pick<FaultBook, 'add' | 'clear'>;
+	readonly limiter: Pick<RateLimiter, 'configure'>;
+	readonly requests: readonly RecordedRequest[];
+	reset(): void;
+	seed(counts: { reports?: number; projects?: number }, userId?: number): string[];
+	clearRequests(): void;
+	setDeployment(deployment: Deployment): void;
+	changePage(url: string, change: PageChange | undefined): void;
+}
 
 function jsonBody(record: RecordedRequest): unknown {
 	if (!record.rawBody.trim()) return {};
@@ -36,7 +51,7 @@ export type ControlHandler = (record: RecordedRequest, path: string) => Promise<
 
 const nonNegative = (value: unknown) => (typeof value === 'number' && value >= 0 ? Math.floor(value) : undefined);
 
-export function controlApi(app: PhpRankApp): ControlHandler {
+export function controlApi(app: ControlledApp): ControlHandler {
 	const routes: Record<string, (record: RecordedRequest) => Answer> = {
 		'POST /reset': () => {
 			app.reset();

@@ -28,7 +28,8 @@ export interface ProjectListQuery extends CommonListQuery {
 export const REPORT_LIST_PARAMETERS = ['search', 'search_by', 'project', 'result', 'sort_by', 'sort', 'per_page'];
 export const PROJECT_LIST_PARAMETERS = ['search', 'search_by', 'sort_by', 'sort', 'per_page'];
 
-const PER_PAGE_CHOICES = [10, 25, 50, 100];
+/** The page sizes phpRank accepts for `per_page`; anything else silently becomes 10. */
+export const PER_PAGE_CHOICES: readonly number[] = [10, 25, 50, 100];
 // phpRank 1.5 does not accept generated_at (it falls back to id); sorting by it properly is more useful.
 const REPORT_SORT_KEYS: ReportSortKey[] = ['id', 'generated_at', 'url', 'result'];
 const PROJECT_SORT_KEYS: ProjectSortKey[] = ['created_at', 'project'];
@@ -64,10 +65,15 @@ export function projectListQuery(input: Input): ProjectListQuery {
 	return { ...common(input), sortBy: oneOf(input.sort_by, PROJECT_SORT_KEYS, 'created_at') };
 }
 
+/** The band phpRank's `result` filter puts a score in (the node's grade of it too). */
+export function resultBandOf(score: number): ResultBand {
+	if (score > 79) return 'good';
+	if (score >= 49) return 'decent';
+	return 'bad';
+}
+
 export function inResultBand(score: number, band: ResultBand): boolean {
-	if (band === 'good') return score > 79;
-	if (band === 'decent') return score >= 49 && score <= 79;
-	return score < 49;
+	return resultBandOf(score) === band;
 }
 
 /** The list parameters the client sent, to be carried into every page link. */

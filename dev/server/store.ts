@@ -1,22 +1,8 @@
 /** In-memory data of the server: users, their reports and the projects derived from them. */
-import { PhpRankUser } from './types';
+import { PhpRankUser, ReportState } from './types';
 
-export interface StoredReport {
-	id: number;
-	userId: number;
-	/** Normalised URL as the API shows it. */
-	url: string;
-	/** The absolute URL that was analyzed. */
-	targetUrl: string;
-	project: string;
-	/** Unrounded score of the latest analysis. */
-	score: number;
-	/** The quality of a changed page at its latest analysis (see PhpRankServer.changePage); absent for a page as phpRank first saw it. */
-	quality?: number;
-	/** Stored integer score, as reads return it. */
-	result: number;
-	privacy: number;
-	password: string | null;
+/** A report as stored: the state tests read (ReportState), its times in epoch milliseconds. */
+export interface StoredReport extends Omit<ReportState, 'generatedAt' | 'createdAt' | 'updatedAt'> {
 	generatedAt: number;
 	createdAt: number;
 	updatedAt: number;

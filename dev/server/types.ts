@@ -1,5 +1,4 @@
 /** Public types of the phpRank-compatible server. */
-import type { StoredReport } from './store';
 
 export interface PhpRankUser {
 	id: number;
@@ -137,11 +136,26 @@ export interface RecordedRequest {
 }
 
 /** A report as stored, for asserting on server state: its times as ISO text. */
-export type ReportState = Omit<StoredReport, 'generatedAt' | 'createdAt' | 'updatedAt'> & {
+export interface ReportState {
+	id: number;
+	userId: number;
+	/** Normalised URL as the API shows it. */
+	url: string;
+	/** The absolute URL that was analyzed. */
+	targetUrl: string;
+	project: string;
+	/** Unrounded score of the latest analysis. */
+	score: number;
+	/** The quality of a changed page at its latest analysis (see PhpRankServer.changePage); absent for a page as phpRank first saw it. */
+	quality?: number;
+	/** Stored integer score, as reads return it. */
+	result: number;
+	privacy: number;
+	password: string | null;
 	generatedAt: string;
 	createdAt: string;
 	updatedAt: string;
-};
+}
 
 export interface ProjectState {
 	userId: number;

@@ -1,5 +1,4 @@
-import { PhpRankApi } from '../../credentials/PhpRankApi.credentials';
-import { apiBaseUrl } from '../../nodes/PhpRank/shared/transport';
+import { apiBaseUrl, PhpRankApi } from '../../credentials/PhpRankApi.credentials';
 import { runNode, testCredential } from '../../dev/engine';
 import { apiRequests, byId, credentialsFor, runPhpRank, startServer } from '../support/phpRank';
 import type { PhpRankServer } from '../support/phpRank';
