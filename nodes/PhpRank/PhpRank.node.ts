@@ -1,11 +1,12 @@
 import type { INodeType, INodeTypeDescription } from 'n8n-workflow';
+import { CREDENTIAL_TYPE } from '../../credentials/PhpRankApi.credentials';
 import { searchProjects } from './listSearch/searchProjects';
 import { searchReports } from './listSearch/searchReports';
 import { projectFields, projectOperations, projectToolDescriptions } from './resources/project';
 import { reportFields, reportOperations, reportToolDescriptions } from './resources/report';
 import { MAIN_CONNECTION, returnAllAndLimit } from './shared/descriptions';
 import { updateDisplayOptions } from './shared/displayOptions';
-import { CREDENTIAL_TYPE, REQUEST_DEFAULTS } from './shared/transport';
+import { REQUEST_DEFAULTS } from './shared/transport';
 
 export class PhpRank implements INodeType {
 	description: INodeTypeDescription = {

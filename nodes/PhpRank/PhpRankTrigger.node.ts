@@ -1,7 +1,7 @@
 import type { INodeExecutionData, INodeType, INodeTypeDescription, IPollFunctions } from 'n8n-workflow';
+import { CREDENTIAL_TYPE } from '../../credentials/PhpRankApi.credentials';
 import { searchProjects } from './listSearch/searchProjects';
 import { MAIN_CONNECTION } from './shared/descriptions';
-import { CREDENTIAL_TYPE } from './shared/transport';
 import { newReportProperties, pollNewReports } from './trigger/newReport';
 import { pollNewProjects } from './trigger/newProject';
 
@@ -12,7 +12,7 @@ export class PhpRankTrigger implements INodeType {
 		icon: { light: 'file:../../icons/phpRank.svg', dark: 'file:../../icons/phpRank.dark.svg' },
 		group: ['trigger'],
 		version: 1,
-		subtitle: '={{ $parameter["event"] === "newProject" ? "New project" : "New report" }}',
+		subtitle: '={{ $parameter["event"] === "newProject" ? "New Project" : "New Report" }}',
 		description: 'Starts the workflow when phpRank has a new report or a new project',
 		defaults: { name: 'phpRank Trigger' },
 		polling: true,

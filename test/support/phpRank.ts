@@ -74,6 +74,18 @@ export function failedChecksOnServer(report: ReportState): Record<'high' | 'medi
 	return failedChecks(report.targetUrl, report.quality);
 }
 
+/** The checks that fail in `after` and did not in `before`, and the reverse, by importance, as the server has them. */
+export function changedChecksOnServer(before: ReportState, after: ReportState) {
+	const failedBefore = failedChecksOnServer(before);
+	const failedAfter = failedChecksOnServer(after);
+	const importances = ['high', 'medium', 'low'] as const;
+	const not = (names: string[]) => (name: string) => !names.includes(name);
+	return {
+		newlyFailedChecks: Object.fromEntries(importances.map((importance) => [importance, failedAfter[importance].filter(not(failedBefore[importance]))])),
+		fixedChecks: Object.fromEntries(importances.map((importance) => [importance, failedBefore[importance].filter(not(failedAfter[importance]))])),
+	};
+}
+
 /** Requests the server received, as `METHOD path`. */
 export function requestLines(server: PhpRankServer): string[] {
 	return apiRequests(server).map((request) => `${request.method} ${request.rawPath}`);

@@ -120,13 +120,13 @@ export const maxRateLimitWaitOption: INodeProperties = {
 	type: 'number',
 	typeOptions: { minValue: 0 },
 	default: DEFAULT_MAX_RATE_LIMIT_WAIT_SECONDS,
-	description:
-		"How long each item may wait in all when phpRank's rate limit is reached. The node paces itself and sends a refused request again once phpRank allows it; the default lets about 3,600 items through phpRank's default 60 requests a minute. 0 turns waiting off.",
+	description: "How long each item may wait in all when phpRank's rate limit is reached; 0 turns waiting off",
+	hint: "The default lets about 3,600 items through phpRank's default 60 requests a minute",
 };
 
 /** A report item as the descriptions an AI agent reads name it. */
 export const REPORT_ITEM_FOR_AGENTS =
-	'url, project, result (the SEO score, 0 to 100), grade (good above 79, decent from 49, bad below 49), failedChecks (the names of the failed checks by importance: high, medium, low) and, unless left out in Options, results (every check)';
+	'url, project, result (the SEO score, 0 to 100), grade (good above 79, decent from 49, bad below 49), failedChecks (the names of the failed checks by importance: high, medium, low), reportUrl (the report\'s page in phpRank, to link to) and privacy (who can open that page: 0 anyone, 1 its owner, 2 with its password). The answer is compact: the details of every check (results) are left out unless Options > Leave Out Per-Check Results is added and turned off';
 
 /**
  * The description an AI agent reads for each operation, on the tool variant only. n8n builds one from the
@@ -151,8 +151,8 @@ export const omitResultsOption: INodeProperties = {
 	name: 'omitResults',
 	type: 'boolean',
 	default: false,
-	description:
-		'Whether to drop each report\'s "results" object (one entry per check, several kilobytes a report), keeping its score and grade; useful when an AI agent reads the answer',
+	description: 'Whether to drop each report\'s per-check "results", keeping its score, grade and failed checks',
+	hint: 'Several kilobytes a report. The phpRank tool of an AI Agent leaves them out unless this option is added and turned off.',
 };
 
 export function optionsCollection(options: INodeProperties[]): INodeProperties {
@@ -196,7 +196,7 @@ export function searchFields(searchByOptions: INodePropertyOptions[], searchWhat
 			name: 'search',
 			type: 'string',
 			default: '',
-			description: `Only ${searchWhat} containing this text`,
+			description: `Only ${searchWhat} contains this text`,
 			routing: { send: { type: 'query', property: 'search' } },
 		},
 		{
@@ -236,7 +236,8 @@ export function listOptions(sortByOptions: INodePropertyOptions[]): INodePropert
 			type: 'options',
 			options: PAGE_SIZE_OPTIONS,
 			default: LARGEST_PAGE_SIZE,
-			description: `How many records each request to phpRank asks for while returning all (${LARGEST_PAGE_SIZE}, the most phpRank allows, unless set). With a limit, the node picks the smallest page that holds it.`,
+			description: 'How many records each request to phpRank asks for while returning all',
+			hint: `${LARGEST_PAGE_SIZE} is the most phpRank allows. With a limit, the node picks the smallest page that holds it.`,
 			displayOptions: { show: { '/returnAll': [true] } },
 		},
 	];

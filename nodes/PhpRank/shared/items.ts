@@ -6,6 +6,8 @@ import { gradeOf, storedScore } from './grade';
 export interface ReportShape {
 	/** Leaves out `results`: one entry per check, several kilobytes a report. */
 	omitResults: boolean;
+	/** phpRank's web address, the Base URL without /api/v1: a report's page is {site}/reports/{id}. */
+	site: string;
 }
 
 function scoreOf(value: unknown): number | undefined {
@@ -31,10 +33,14 @@ function isImportance(value: unknown): value is Importance {
 	return (IMPORTANCES as readonly unknown[]).includes(value);
 }
 
+function noChecks(): FailedChecks {
+	return { high: [], medium: [], low: [] };
+}
+
 /** Undefined when the record has no per-check results; PHP sends an empty map as `[]`. */
 function failedChecksOf(results: unknown): FailedChecks | undefined {
 	if (typeof results !== 'object' || results === null) return undefined;
-	const failed: FailedChecks = { high: [], medium: [], low: [] };
+	const failed = noChecks();
 	for (const [name, check] of Object.entries(results as IDataObject)) {
 		const { passed, importance } = (check ?? {}) as IDataObject;
 		if (passed === false && isImportance(importance)) failed[importance].push(name);
@@ -42,12 +48,17 @@ function failedChecksOf(results: unknown): FailedChecks | undefined {
 	return failed;
 }
 
+/** The page phpRank shows the report on; who may open it is the report's `privacy`. */
+function reportUrlOf(site: string, id: unknown): string | null {
+	return id === undefined || id === null ? null : `${site}/reports/${encodeURIComponent(String(id))}`;
+}
+
 /**
  * A report as phpRank sends it, with the score as phpRank stores it and, right after it, its `grade`,
  * what the node adds about the run (`additions`: the outcome of a create, the previous score), and
- * `failedChecks`, which stays when `results` is left out.
+ * `failedChecks`, which stays when `results` is left out; beside its `privacy`, the `reportUrl` of its page.
  */
-export function shapeReport(record: IDataObject, { omitResults }: ReportShape, additions: IDataObject = {}): IDataObject {
+export function shapeReport(record: IDataObject, { omitResults, site }: ReportShape, additions: IDataObject = {}): IDataObject {
 	const failedChecks = failedChecksOf(record.results);
 	const summary = failedChecks === undefined ? additions : { ...additions, failedChecks };
 	const report: IDataObject = {};
@@ -56,6 +67,7 @@ export function shapeReport(record: IDataObject, { omitResults }: ReportShape, a
 		if (key === 'results' && omitResults) continue;
 		if (key !== 'result') {
 			report[key] = value;
+			if (key === 'privacy') report.reportUrl = reportUrlOf(site, record.id);
 			continue;
 		}
 		const score = storedScoreOf(value);
@@ -68,10 +80,41 @@ export function shapeReport(record: IDataObject, { omitResults }: ReportShape, a
 		Object.assign(report, summary);
 		summarized = true;
 	}
+	if (!('privacy' in record)) report.reportUrl = reportUrlOf(site, record.id);
 	return summarized ? report : { ...report, ...summary };
 }
 
-/** The score a report had before, with its grade, and how far the stored score moved since. */
+function checkOf(results: IDataObject, name: string): IDataObject {
+	return (results[name] ?? {}) as IDataObject;
+}
+
+/**
+ * The checks that fail now and did not before, and those that failed before and pass now, by importance:
+ * what an alert about a re-analysis leads with. Null where either answer has no per-check results.
+ */
+function changedChecksOf(previous: unknown, current: unknown): { newlyFailedChecks: FailedChecks | null; fixedChecks: FailedChecks | null } {
+	if (typeof previous !== 'object' || previous === null || typeof current !== 'object' || current === null) {
+		return { newlyFailedChecks: null, fixedChecks: null };
+	}
+	const before = previous as IDataObject;
+	const now = current as IDataObject;
+	const newlyFailedChecks = noChecks();
+	const fixedChecks = noChecks();
+	for (const name of Object.keys(now)) {
+		const { passed, importance } = checkOf(now, name);
+		if (passed === false && isImportance(importance) && checkOf(before, name).passed !== false) newlyFailedChecks[importance].push(name);
+	}
+	for (const name of Object.keys(before)) {
+		const { passed, importance } = checkOf(before, name);
+		if (passed === false && isImportance(importance) && checkOf(now, name).passed === true) fixedChecks[importance].push(name);
+	}
+	return { newlyFailedChecks, fixedChecks };
+}
+
+/**
+ * The score a report had before, with its grade, how far the stored score moved since, and which checks
+ * newly fail or were fixed.
+ */
 export function previousScoreOf(previous: IDataObject, current: IDataObject): IDataObject {
 	const previousResult = storedScoreOf(previous.result);
 	const result = storedScoreOf(current.result);
@@ -79,6 +122,7 @@ export function previousScoreOf(previous: IDataObject, current: IDataObject): ID
 		previousResult,
 		previousGrade: previousResult === null ? null : gradeOf(previousResult),
 		resultChange: previousResult === null || result === null ? null : result - previousResult,
+		...changedChecksOf(previous.results, current.results),
 	};
 }
 

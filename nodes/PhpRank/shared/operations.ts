@@ -10,7 +10,7 @@ import type {
 import { subjectOf } from './errors';
 import { deletionOf, recordOf, shapeReport, toItems } from './items';
 import type { ReportShape } from './items';
-import { sendRequest } from './transport';
+import { sendRequest, siteOf } from './transport';
 import type { RequestPlan } from './transport';
 import { failInput, parseBoolean, quoted } from './validation';
 import { DEFAULT_MAX_RATE_LIMIT_WAIT_SECONDS } from './values';
@@ -19,8 +19,9 @@ export type RequestData = DeclarativeRestApiSettings.ResultOptions;
 
 export type OperationRun = (this: IExecutePaginationFunctions, requestData: RequestData) => Promise<INodeExecutionData[]>;
 
-export interface RunOptions extends ReportShape {
+export interface RunOptions {
 	maxWaitSeconds: number;
+	omitResults: boolean;
 }
 
 function parseWaitSeconds(context: IExecutePaginationFunctions, value: unknown): number {
@@ -37,8 +38,19 @@ export function runOptionsOf(context: IExecutePaginationFunctions): RunOptions &
 	return {
 		...options,
 		maxWaitSeconds: parseWaitSeconds(context, options.maxRateLimitWait ?? DEFAULT_MAX_RATE_LIMIT_WAIT_SECONDS),
-		omitResults: parseBoolean(context, 'Leave Out Per-Check Results', options.omitResults ?? false),
+		// An AI agent gets the compact answer unless the option says otherwise: every check's entry crowds its context.
+		omitResults: parseBoolean(context, 'Leave Out Per-Check Results', options.omitResults ?? isAiTool(context)),
 	};
+}
+
+/** The node as a tool of n8n's AI Agent: n8n gives the tool variant a type name of its own. */
+function isAiTool(context: IExecutePaginationFunctions): boolean {
+	return context.getNode().type.endsWith('Tool');
+}
+
+/** How this item's reports are output: `omitResults` from Options, and the credential's phpRank for their page. */
+export async function reportShapeOf(context: IExecutePaginationFunctions, { omitResults }: RunOptions): Promise<ReportShape> {
+	return { omitResults, site: await siteOf(context) };
 }
 
 export function planOf(
@@ -62,7 +74,8 @@ export async function send(
 export async function returnReport(this: IExecutePaginationFunctions, requestData: RequestData): Promise<INodeExecutionData[]> {
 	const runOptions = runOptionsOf(this);
 	const record = recordOf(this, await send(this, requestData, runOptions));
-	return toItems(this, [record], (report) => shapeReport(report, runOptions));
+	const shape = await reportShapeOf(this, runOptions);
+	return toItems(this, [record], (report) => shapeReport(report, shape));
 }
 
 export async function returnDeletion(this: IExecutePaginationFunctions, requestData: RequestData): Promise<INodeExecutionData[]> {

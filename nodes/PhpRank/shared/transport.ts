@@ -6,15 +6,35 @@ import type {
 	IN8nHttpFullResponse,
 	IPollFunctions,
 } from 'n8n-workflow';
+import { apiBaseUrl, CREDENTIAL_TYPE } from '../../../credentials/PhpRankApi.credentials';
 import { answerError, answeredByProxy, connectionError, isSuccess, rateLimitError, unexpectedAnswer } from './errors';
 import type { RequestSubject } from './errors';
 import { pauseUntil, rateGateFor, sendPaced } from './rateLimit';
 
-export const CREDENTIAL_TYPE = 'phpRankApi';
+/** phpRank's web address, where its report pages are: the Base URL without /api/v1, a user name or a password. */
+export function siteUrl(baseUrl: unknown): string {
+	const site = apiBaseUrl(baseUrl).slice(0, -'/api/v1'.length);
+	try {
+		const url = new URL(site);
+		url.username = '';
+		url.password = '';
+		url.search = '';
+		url.hash = '';
+		return url.href.replace(/\/+$/, '');
+	} catch {
+		return site;
+	}
+}
 
-/** The phpRank API under the Base URL the user gives: with or without /api/v1, trailing slashes ignored. */
-export function apiBaseUrl(baseUrl: unknown): string {
-	return `${String(baseUrl).trim().replace(/\/+$/, '').replace(/\/api\/v1$/i, '')}/api/v1`;
+let siteOfRun: { key: string; site: Promise<string> } | undefined;
+
+/** Read once per execution and credential: reading a credential decrypts it, and every item asks. */
+export async function siteOf(context: Pick<IExecuteSingleFunctions, 'getNode' | 'getCredentials' | 'getExecutionId'>): Promise<string> {
+	const key = `${serverOf(context)}@${context.getExecutionId()}`;
+	if (siteOfRun?.key !== key) {
+		siteOfRun = { key, site: context.getCredentials(CREDENTIAL_TYPE).then((credential) => siteUrl(credential.baseUrl)) };
+	}
+	return await siteOfRun.site;
 }
 
 export const FORM_HEADERS = { 'Content-Type': 'application/x-www-form-urlencoded' };

@@ -1,9 +1,10 @@
 import type { IDataObject, INodeExecutionData, INodeProperties, IPollFunctions } from 'n8n-workflow';
+import { CREDENTIAL_TYPE } from '../../../credentials/PhpRankApi.credentials';
 import { gradeFilter, projectFilter } from '../shared/descriptions';
 import { listSubject } from '../shared/errors';
 import { GRADE_OPTIONS } from '../shared/grade';
 import { shapeReport } from '../shared/items';
-import { asItem } from '../shared/transport';
+import { asItem, siteUrl } from '../shared/transport';
 import { parseOption } from '../shared/validation';
 import { readNewestPage, scanNewestFirst } from './scan';
 
@@ -42,9 +43,10 @@ function reportQuery(context: IPollFunctions): IDataObject {
 	return query;
 }
 
-const toItem = (report: IDataObject): INodeExecutionData => ({ json: shapeReport(report, { omitResults: false }) });
 
 export async function pollNewReports(context: IPollFunctions): Promise<INodeExecutionData[][] | null> {
+	const site = siteUrl((await context.getCredentials(CREDENTIAL_TYPE)).baseUrl);
+	const toItem = (report: IDataObject): INodeExecutionData => ({ json: shapeReport(report, { omitResults: false, site }) });
 	const query = reportQuery(context);
 	const subject = listSubject('report');
 	const state = context.getWorkflowStaticData('node') as NewReportState;

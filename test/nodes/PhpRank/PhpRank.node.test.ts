@@ -1,5 +1,6 @@
 import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 import { PhpRank } from '../../../nodes/PhpRank/PhpRank.node';
+import { PhpRankTrigger } from '../../../nodes/PhpRank/PhpRankTrigger.node';
 
 const { description } = new PhpRank();
 
@@ -152,7 +153,8 @@ describe('phpRank node description', () => {
 			['Re-Analyze the Existing Report', 'reanalyzeExisting'],
 			['Return the Existing Report', 'returnExisting'],
 		]);
-		expect(ifReportExists.description).toMatch(/Privacy and Password apply only when a report is created/);
+		expect(ifReportExists.description).toBe('What to do when phpRank already holds a report of this URL');
+		expect(ifReportExists.hint).toMatch(/^Return or Re-Analyze the Existing Report make re-runs create nothing twice\..*Privacy and Password apply only to a created report/);
 		expect(ifReportExists.routing).toBeUndefined();
 	});
 
@@ -160,7 +162,7 @@ describe('phpRank node description', () => {
 		const addPreviousScore = nested(property('report', 'update', 'options'), 'includePreviousScore');
 		expect(addPreviousScore).toMatchObject({ displayName: 'Add Previous Score', type: 'boolean', default: false });
 		expect(addPreviousScore.displayOptions?.show).toEqual({ '/operation': ['update'] });
-		expect(addPreviousScore.description).toMatch(/Re-Analyze, reads the report first.*previousResult, previousGrade and resultChange/);
+		expect(addPreviousScore.hint).toMatch(/previousResult, previousGrade, resultChange, newlyFailedChecks and fixedChecks; with Re-Analyze, the report is read first/);
 	});
 
 	it('updates privacy, password and re-analysis', () => {
@@ -221,7 +223,7 @@ describe('phpRank node description', () => {
 		expect(values(nested(options, 'perPage'))).toEqual([10, 25, 50, 100]);
 		expect(nested(options, 'perPage').default).toBe(100);
 		expect(nested(property('report', 'getAll', 'options'), 'perPage').default).toBe(100);
-		expect(nested(options, 'perPage').description).toMatch(/\(100, the most phpRank allows, unless set\)/);
+		expect(nested(options, 'perPage').hint).toMatch(/^100 is the most phpRank allows\./);
 	});
 
 	it('picks reports and projects from searchable lists or by typed id and name', () => {
@@ -244,5 +246,43 @@ describe('phpRank node description', () => {
 			expect(limit.default).toBe(50);
 			expect(limit.displayOptions?.show?.returnAll).toEqual([false]);
 		}
+	});
+});
+
+describe('editor texts read like the texts of n8n\'s own nodes', () => {
+	const { description: triggerDescription } = new PhpRankTrigger();
+
+	/** Every description in a list of properties and their options, with where it is. */
+	function descriptionsOf(properties: Array<INodeProperties | INodePropertyOptions>, where = ''): Array<[string, string]> {
+		return properties.flatMap((entry) => {
+			const here = `${where}${'displayName' in entry ? entry.displayName : entry.name}`;
+			const own: Array<[string, string]> = entry.description ? [[here, entry.description]] : [];
+			const children = 'options' in entry && Array.isArray(entry.options) ? (entry.options as INodeProperties[]) : [];
+			// The AI tool's Descriptions are what the agent reads, not editor texts.
+			return 'name' in entry && entry.name === 'toolDescription' ? [] : [...own, ...descriptionsOf(children, `${here} > `)];
+		});
+	}
+
+	it.each([
+		['phpRank', description.properties],
+		['phpRank Trigger', triggerDescription.properties],
+	])('%s: each parameter and option describes itself in one short sentence; details go into a hint', (_, properties) => {
+		const long = descriptionsOf(properties).filter(([, text]) => /\. [A-Z0-9]/.test(text) || text.length > 120);
+
+		expect(long).toEqual([]);
+	});
+
+	it('names the search filters as n8n does', () => {
+		const search = (resource: string) => nested(property(resource, 'getAll', 'filters'), 'search').description;
+
+		expect(search('report')).toBe('Only reports whose URL contains this text');
+		expect(search('project')).toBe('Only projects whose name contains this text');
+	});
+
+	it("gives the trigger's subtitle the words of its Event options", () => {
+		const event = triggerDescription.properties.find((candidate) => candidate.name === 'event')!;
+		const labels = (event.options as INodePropertyOptions[]).map((option) => option.name);
+
+		for (const label of labels) expect(triggerDescription.subtitle).toContain(`"${label}"`);
 	});
 });

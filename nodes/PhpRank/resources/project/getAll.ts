@@ -11,7 +11,7 @@ const showOnlyForProjectGetMany = { resource: ['project'], operation: ['getAll']
 
 export const projectGetManyDescription = updateDisplayOptions(
 	{ show: showOnlyForProjectGetMany },
-	[filtersCollection(searchFields(PROJECT_SEARCH_BY_OPTIONS, 'projects whose name is'))],
+	[filtersCollection(searchFields(PROJECT_SEARCH_BY_OPTIONS, 'projects whose name'))],
 );
 
 export async function validateProjectListQuery(

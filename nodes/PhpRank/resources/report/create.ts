@@ -11,7 +11,7 @@ import { passwordField, privacyField, REPORT_ITEM_FOR_AGENTS } from '../../share
 import { gotNoAnswer } from '../../shared/errors';
 import { previousScoreOf, recordOf, shapeReport, toItems } from '../../shared/items';
 import { oneAtATime } from '../../shared/oneAtATime';
-import { operation, planOf, runOptionsOf, send } from '../../shared/operations';
+import { operation, planOf, reportShapeOf, runOptionsOf, send } from '../../shared/operations';
 import type { RequestData, RunOptions } from '../../shared/operations';
 import { reportAddressOf } from '../../shared/reportUrl';
 import type { ReportAddress } from '../../shared/reportUrl';
@@ -51,8 +51,8 @@ const properties: INodeProperties[] = [
 		noDataExpression: false,
 		options: IF_REPORT_EXISTS_OPTIONS,
 		default: 'createAnother',
-		description:
-			'What to do when phpRank already holds a report of this URL, compared as phpRank writes URLs (no scheme, no www., no trailing slash on a bare host), so that re-runs create no duplicates. Privacy and Password apply only when a report is created.',
+		description: 'What to do when phpRank already holds a report of this URL',
+		hint: 'Return or Re-Analyze the Existing Report make re-runs create nothing twice. URLs are compared as phpRank writes them; Privacy and Password apply only to a created report.',
 	},
 	// Read where the body is built rather than sent by n8n's routing, which evaluates a routed parameter
 	// once more in each of its two passes over the properties, for every item.
@@ -161,7 +161,8 @@ async function createReport(this: IExecutePaginationFunctions, requestData: Requ
 		choice === IF_REPORT_EXISTS.createAnother
 			? { record: await createOnce(this, requestData, runOptions), additions: { outcome: CREATE_OUTCOME.created } }
 			: await createUnlessExists(this, requestData, runOptions, choice);
-	return toItems(this, [record], (report) => shapeReport(report, runOptions, additions));
+	const shape = await reportShapeOf(this, runOptions);
+	return toItems(this, [record], (report) => shapeReport(report, shape, additions));
 }
 
 export const reportCreateOperation = operation(
@@ -190,4 +191,4 @@ export async function buildReportCreate(
 	return { ...requestOptions, body };
 }
 
-export const reportCreateForAgents = `Create an SEO report of one web page: phpRank fetches the page at the absolute http(s) URL given and scores it. Returns the report: id (the report ID the other phpRank report tools take), ${REPORT_ITEM_FOR_AGENTS}, and outcome (created, existing or reanalyzed).`;
+export const reportCreateForAgents = `Create an SEO report of one web page: phpRank fetches the page at the absolute http(s) URL given and scores it. Returns the report: id (the report ID the other phpRank report tools take), ${REPORT_ITEM_FOR_AGENTS}, and outcome (created, existing or reanalyzed); a reanalyzed report also has previousResult, resultChange, newlyFailedChecks and fixedChecks (the checks that fail now and did not before, and those fixed, by importance).`;

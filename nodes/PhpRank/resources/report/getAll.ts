@@ -5,13 +5,14 @@ import { GRADE_OPTIONS } from '../../shared/grade';
 import { shapeReport } from '../../shared/items';
 import { operation } from '../../shared/operations';
 import { readList } from '../../shared/pagination';
+import { siteOf } from '../../shared/transport';
 import { checkQuery, listQueryRules } from '../../shared/validation';
 import { REPORT_SEARCH_BY_OPTIONS, REPORT_SORT_BY_OPTIONS } from '../../shared/values';
 
 const showOnlyForReportGetMany = { resource: ['report'], operation: ['getAll'] };
 
 const reportFilters: INodeProperties[] = [
-	...searchFields(REPORT_SEARCH_BY_OPTIONS, 'reports whose URL is'),
+	...searchFields(REPORT_SEARCH_BY_OPTIONS, 'reports whose URL'),
 	{ ...projectFilter('reports'), routing: { send: { type: 'query', property: 'project' } } },
 	{ ...gradeFilter('reports'), routing: { send: { type: 'query', property: 'result' } } },
 ];
@@ -41,7 +42,8 @@ export const reportGetManyOperation = operation(
 	},
 	{ method: 'GET', url: '/reports' },
 	async function readReports(requestData) {
-		return await readList(this, requestData, shapeReport);
+		const site = await siteOf(this);
+		return await readList(this, requestData, (record, { omitResults }) => shapeReport(record, { omitResults, site }));
 	},
 	[validateReportListQuery],
 );

@@ -15,8 +15,8 @@ export const reportOptions: INodeProperties = {
 					name: 'includePreviousScore',
 					type: 'boolean',
 					default: false,
-					description:
-						'Whether to output the score before the update: with Re-Analyze, reads the report first (one more request) and adds previousResult, previousGrade and resultChange',
+					description: 'Whether to output the score before the update and the checks the update changed',
+					hint: 'Adds previousResult, previousGrade, resultChange, newlyFailedChecks and fixedChecks; with Re-Analyze, the report is read first (one request more)',
 				},
 			],
 		),

@@ -9,7 +9,7 @@ import type {
 import { passwordField, privacyField, REPORT_ITEM_FOR_AGENTS } from '../../shared/descriptions';
 import { updateDisplayOptions } from '../../shared/displayOptions';
 import { previousScoreOf, recordOf, shapeReport, toItems } from '../../shared/items';
-import { operation, runOptionsOf, send } from '../../shared/operations';
+import { operation, reportShapeOf, runOptionsOf, send } from '../../shared/operations';
 import type { RequestData } from '../../shared/operations';
 import { relatedRequest } from '../../shared/requests';
 import { setReportPath } from '../../shared/paths';
@@ -58,7 +58,8 @@ async function updateReport(this: IExecutePaginationFunctions, requestData: Requ
 			: undefined;
 	const record = recordOf(this, await send(this, requestData, runOptions));
 	const additions = addPreviousScore ? previousScoreOf(previous ?? record, record) : {};
-	return toItems(this, [record], (report) => shapeReport(report, runOptions, additions));
+	const shape = await reportShapeOf(this, runOptions);
+	return toItems(this, [record], (report) => shapeReport(report, shape, additions));
 }
 
 export const reportUpdateOperation = operation(
@@ -97,4 +98,4 @@ export async function validateReportUpdate(
 	return requestOptions;
 }
 
-export const reportUpdateForAgents = `Change one phpRank SEO report by its numeric report ID: its privacy, its password, or analyze the page again to refresh its score (Re-Analyze). Returns the updated report: ${REPORT_ITEM_FOR_AGENTS}.`;
+export const reportUpdateForAgents = `Change one phpRank SEO report by its numeric report ID: its privacy, its password, or analyze the page again to refresh its score (Re-Analyze). Returns the updated report: ${REPORT_ITEM_FOR_AGENTS}. With Add Previous Score it also has previousResult, resultChange, newlyFailedChecks and fixedChecks (the checks that fail now and did not before, and those fixed, by importance).`;

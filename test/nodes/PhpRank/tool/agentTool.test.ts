@@ -50,6 +50,8 @@ describe('what an AI agent is told about each operation', () => {
 		if (resource === 'report' && operation !== 'delete') {
 			expect(expected).toMatch(/result \(the SEO score, 0 to 100\), grade/);
 			expect(expected).toContain('failedChecks');
+			expect(expected).toMatch(/reportUrl \(the report's page in phpRank/);
+			expect(expected).toMatch(/The answer is compact/);
 		}
 	});
 
@@ -98,22 +100,22 @@ describe('phpRank as an AI Agent tool', () => {
 		expect(JSON.stringify(result.response)).toContain('agent.example.com/landing');
 	});
 
-	it('lists bad reports without the per-check results so the agent\'s context is not flooded', async () => {
+	it('answers compactly by default: 50 reports without their per-check results, with score, grade, failed checks and link', async () => {
+		server().seedReports(50);
 		const parameters = {
 			resource: 'report',
 			operation: 'getAll',
 			limit: "={{ $fromAI('limit', 'How many reports to return', 'number') }}",
-			filters: { grade: 'bad' },
 		};
-		const full = await asAgent(parameters, { limit: 5 });
-		const lean = await asAgent({ ...parameters, options: { omitResults: true } }, { limit: 5 });
+		const compact = await asAgent(parameters, { limit: 50 });
+		const detailed = await asAgent({ ...parameters, options: { omitResults: false } }, { limit: 50 });
 
-		const fullText = JSON.stringify(full.response);
-		const leanText = JSON.stringify(lean.response);
-		expect(fullText).toContain('"results"');
-		expect(leanText).not.toContain('"results"');
-		expect(leanText).toContain('"grade":"bad"');
-		expect(leanText.length * 5).toBeLessThan(fullText.length);
+		const compactText = JSON.stringify(compact.response);
+		const detailedText = JSON.stringify(detailed.response);
+		expect(compactText).not.toContain('"results"');
+		expect(detailedText).toContain('"results"');
+		for (const key of ['"result"', '"grade"', '"failedChecks"', `"reportUrl":"${server().url}/reports/`]) expect(compactText).toContain(key);
+		expect(compactText.length * 4).toBeLessThan(detailedText.length);
 	});
 
 	it('hands the model a readable error when its input is wrong', async () => {

@@ -1,4 +1,4 @@
-import { apiRequests, failedChecksOnServer, inputErrorOf, requestLines, runPhpRank, useServer } from '../../../../support/phpRank';
+import { apiRequests, changedChecksOnServer, failedChecksOnServer, inputErrorOf, requestLines, runPhpRank, useServer } from '../../../../support/phpRank';
 
 const server = useServer();
 
@@ -354,10 +354,13 @@ describe('Report > Create: If the URL Already Has a Report', () => {
 				'previousResult',
 				'previousGrade',
 				'resultChange',
-				'failedChecks',
-				'results',
+				'newlyFailedChecks',
+				'fixedChecks',
 			]);
 			expect(items[0].json.failedChecks).toEqual(failedChecksOnServer(after));
+			// From the lookup's answer and the re-analysis's: no request more.
+			expect(items[0].json).toMatchObject(changedChecksOnServer(before, after));
+			expect((items[0].json.newlyFailedChecks as { high: string[] }).high.length).toBeGreaterThan(0);
 			expect(server().reports()).toHaveLength(1);
 		});
 

@@ -64,7 +64,7 @@ describe('Report > Get', () => {
 
 		const { items } = await runPhpRank(server(), get(byId('7')));
 
-		expect(items[0].json).toEqual({ id: 7, url: 'example.com/', result: 50, grade: 'decent' });
+		expect(items[0].json).toEqual({ id: 7, url: 'example.com/', result: 50, grade: 'decent', reportUrl: `${server().url}/reports/7` });
 	});
 
 	it.each(['0', '-3', '1.5', 'abc', '1/../../account', '7?x=1', ''])(

@@ -1,4 +1,4 @@
-import { apiRequests, byId, failedChecksOnServer, inputErrorOf, requestLines, runPhpRank, useServer } from '../../../../support/phpRank';
+import { apiRequests, byId, changedChecksOnServer, failedChecksOnServer, inputErrorOf, requestLines, runPhpRank, useServer } from '../../../../support/phpRank';
 
 const server = useServer({}, (phpRank) => phpRank.seedReports(5));
 
@@ -103,8 +103,20 @@ describe('Report > Update: Add Previous Score', () => {
 			previousGrade: gradeOf(before.result),
 			resultChange: after.result - before.result,
 		});
-		expect(Object.keys(items[0].json).slice(3, 9)).toEqual(['result', 'grade', 'previousResult', 'previousGrade', 'resultChange', 'failedChecks']);
+		expect(Object.keys(items[0].json).slice(3, 11)).toEqual([
+			'result',
+			'grade',
+			'previousResult',
+			'previousGrade',
+			'resultChange',
+			'newlyFailedChecks',
+			'fixedChecks',
+			'failedChecks',
+		]);
 		expect(items[0].json.failedChecks).toEqual(failedChecksOnServer(after));
+		const changed = changedChecksOnServer(before, after);
+		expect(changed.newlyFailedChecks.high.length).toBeGreaterThan(0);
+		expect(items[0].json).toMatchObject(changed);
 		expect(items[0].json).not.toHaveProperty('outcome');
 	});
 
@@ -117,6 +129,9 @@ describe('Report > Update: Add Previous Score', () => {
 		expect(items[0].json).toMatchObject({ previousResult: before.result, resultChange: stored(3).result - before.result });
 		expect(items[0].json.resultChange).toBeGreaterThan(0);
 		expect(items[0].json.failedChecks).toEqual({ high: before.targetUrl.startsWith('https:') ? [] : ['https_encryption'], medium: [], low: [] });
+		expect(items[0].json.newlyFailedChecks).toEqual({ high: [], medium: [], low: [] });
+		expect(items[0].json.fixedChecks).toEqual(changedChecksOnServer(before, stored(3)).fixedChecks);
+		expect((items[0].json.fixedChecks as { medium: string[] }).medium.length).toBeGreaterThan(0);
 	});
 
 	it('reads nothing more without Re-Analyze: the score cannot change, so the change is 0', async () => {
