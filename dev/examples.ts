@@ -8,6 +8,8 @@ import path from 'node:path';
 import type { INodeExecutionData } from 'n8n-workflow';
 
 import type { PhpRankServer } from './server';
+import { failedChecks, scorePage } from './server/analysis';
+import { resultBandOf } from './server/listQuery';
 import type { WorkflowFixture } from './engine';
 
 export const REPOSITORY_ROOT = path.resolve(__dirname, '..');
@@ -62,9 +64,26 @@ export function sourceIndex(item: INodeExecutionData): number | undefined {
 }
 
 /**
+ * The highest quality below the page's own (in steps of 0.01) at which the page newly fails a high-importance check:
+ * the smallest change that does. Undefined when even that costs the page its grade.
+ */
+export function qualityLosingAHighCheckOnly(targetUrl: string, result: number): number | undefined {
+	const failingNow = failedChecks(targetUrl).high;
+	for (let hundredths = 99; hundredths >= 0; hundredths--) {
+		const quality = hundredths / 100;
+		if (failedChecks(targetUrl, quality).high.every((name) => failingNow.includes(name))) continue;
+		// The grade is phpRank's band of the stored, rounded score.
+		return resultBandOf(Math.round(scorePage(targetUrl, quality))) === resultBandOf(result) ? quality : undefined;
+	}
+	return undefined;
+}
+
+/**
  * A server for the re-analysis example: 20 sample reports, and pages changed since phpRank analyzed them,
  * so that re-analyzing them changes their score. Every third report not graded bad fails almost every
- * check from now on; one bad report's page passes them all.
+ * check from now on (its grade gets worse); one bad report's page passes them all; and of the others, the
+ * first that can newly fails a high-importance check and keeps its grade. So both reasons for an alert
+ * occur: a grade that got worse, and a high-importance check that newly fails.
  */
 export function seedReportsWithChangedPages(server: PhpRankServer): void {
 	server.reset();
@@ -74,4 +93,11 @@ export function seedReportsWithChangedPages(server: PhpRankServer): void {
 	for (const report of worse) server.changePage(report.url, { quality: 0 });
 	const better = reports.find((report) => report.result < 49);
 	if (better) server.changePage(better.url, { quality: 1 });
+	for (const report of reports) {
+		if (worse.includes(report) || report === better) continue;
+		const quality = qualityLosingAHighCheckOnly(report.targetUrl, report.result);
+		if (quality === undefined) continue;
+		server.changePage(report.url, { quality });
+		break;
+	}
 }

@@ -1,8 +1,9 @@
 /**
  * `npm run demo`: runs examples/spreadsheet-to-seo-reports-offline.json in n8n's execution engine
  * against the bundled phpRank-compatible server and prints what it did, row by row, then runs it again
- * to show that the second run creates nothing. Offline: no build step, no n8n instance, no network
- * beyond 127.0.0.1.
+ * to show that the second run creates nothing. Then two of the pages change on the server, and
+ * examples/scheduled-reanalysis-offline.json re-analyzes every report and prints its alerts: the checks that
+ * newly fail, the score change and the link. Offline: no build step, no n8n instance, no network beyond 127.0.0.1.
  */
 import path from 'node:path';
 
@@ -10,9 +11,10 @@ import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { startPhpRankServer } from '../dev/server';
 import { runWorkflow } from '../dev/engine';
-import { allowExampleFiles, EXAMPLES_DIR, loadExampleWorkflow, REPOSITORY_ROOT, sourceIndex } from '../dev/examples';
+import { allowExampleFiles, EXAMPLES_DIR, loadExampleWorkflow, qualityLosingAHighCheckOnly, REPOSITORY_ROOT, sourceIndex } from '../dev/examples';
 
 const WORKFLOW_FILE = 'spreadsheet-to-seo-reports-offline.json';
+const REANALYSIS_FILE = 'scheduled-reanalysis-offline.json';
 const ROWS_NODE = 'Extract rows';
 const REPORT_NODE = 'Create SEO report';
 const ALERT_NODE = 'Build alert message';
@@ -73,7 +75,7 @@ async function main(): Promise<void> {
 
 		console.log(
 			table(
-				['#', 'URL', 'Owner', 'Score', 'Grade', 'Failed checks (high)', 'Report'],
+				['#', 'URL', 'Owner', 'Score', 'Grade', 'Failed checks (high)', 'Report page'],
 				rows.map(({ url, owner, report, error }, index) => [
 					String(index + 1),
 					url,
@@ -81,7 +83,7 @@ async function main(): Promise<void> {
 					report ? String(report.result) : '-',
 					report ? String(report.grade) : 'failed',
 					report ? String((report.failedChecks as { high: string[] }).high.length) : '-',
-					report ? `#${String(report.id)}` : `error: ${error}`,
+					report ? String(report.reportUrl) : `error: ${error}`,
 				]),
 				[0, 3, 5],
 			),
@@ -113,6 +115,30 @@ async function main(): Promise<void> {
 				`${sentAgain.filter((request) => request.method === 'POST' && request.status === 201).length} made a report ` +
 				'(only the pages that failed are tried again).',
 		);
+
+		// Two pages change: the best one gets a good deal worse, another graded above bad just enough to fail one more
+		// high-importance check while keeping its grade. Both reasons for a re-analysis alert.
+		const reports = server.reports();
+		const best = reports.reduce((top, report) => (report.result > top.result ? report : top));
+		server.changePage(best.url, { quality: 0.7 });
+		const changed = [best.url];
+		for (const report of reports.filter((candidate) => candidate !== best && candidate.result >= 49)) {
+			const quality = qualityLosingAHighCheckOnly(report.targetUrl, report.result);
+			if (quality === undefined) continue;
+			server.changePage(report.url, { quality });
+			changed.push(report.url);
+			break;
+		}
+		console.log(`\nThe pages ${changed.join(' and ')} change. Running ${path.relative(REPOSITORY_ROOT, path.join(EXAMPLES_DIR, REANALYSIS_FILE))}:`);
+		const reanalysis = await runWorkflow(loadExampleWorkflow(REANALYSIS_FILE), {
+			credentials: { phpRankApi: { baseUrl: server.url, apiKey: server.apiKey } },
+		});
+		if (reanalysis.error) throw new Error(`the re-analysis stopped: ${reanalysis.error.message}`);
+		const reanalysisAlerts = reanalysis.output(ALERT_NODE).map(({ json }) => String(json.text));
+		console.log(
+			`${reanalysis.output('Re-analyze report').length} reports re-analyzed; grade got worse or a high-importance check newly fails (${reanalysisAlerts.length}):`,
+		);
+		console.log(reanalysisAlerts.length ? reanalysisAlerts.map((text) => `  ${text}`).join('\n') : '  none');
 	} finally {
 		await server.close();
 	}

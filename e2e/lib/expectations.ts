@@ -8,6 +8,7 @@ import { assert, assertEqual } from './checks';
 import { nodeOutput, type CliExecution } from '../../dev/n8n/n8n';
 import { seedReportsWithChangedPages, spreadsheetRows } from '../../dev/examples';
 import { failedChecks } from '../../dev/server/analysis';
+import { resultBandOf } from '../../dev/server/listQuery';
 
 export interface ExampleExpectation {
 	/** Brings the server into the state the checks assume. */
@@ -33,8 +34,30 @@ function reseed(server: PhpRankServer): void {
 }
 
 
+type Report = ServerSnapshot['reports'][number];
+
 const ids = (items: Array<Record<string, unknown>>) => items.map((item) => item.id);
-const failedHigh = (report: ServerSnapshot['reports'][number]) => failedChecks(report.targetUrl, report.quality).high.join(', ') || 'none';
+const names = (list: string[]) => list.join(', ') || 'none';
+const failedHigh = (report: Report) => names(failedChecks(report.targetUrl, report.quality).high);
+/** The page of a report in phpRank, as the node links it: the credential's Base URL is the bundled server's URL. */
+const reportUrl = (server: PhpRankServer, id: number) => `${server.url}/reports/${id}`;
+const IMPORTANCES = ['high', 'medium', 'low'] as const;
+
+/**
+ * The checks that fail after the re-analysis and did not before, and the reverse, by importance (in the node's key
+ * order, which assertEqual compares), as the server's analysis has them.
+ */
+function changedChecks(before: Report, after: Report) {
+	const failedBefore = failedChecks(before.targetUrl, before.quality);
+	const failedAfter = failedChecks(after.targetUrl, after.quality);
+	const only = (list: string[], other: string[]) => list.filter((name) => !other.includes(name));
+	const byImportance = (pick: (importance: (typeof IMPORTANCES)[number]) => string[]) =>
+		Object.fromEntries(IMPORTANCES.map((importance) => [importance, pick(importance)])) as Record<(typeof IMPORTANCES)[number], string[]>;
+	return {
+		newlyFailedChecks: byImportance((importance) => only(failedAfter[importance], failedBefore[importance])),
+		fixedChecks: byImportance((importance) => only(failedBefore[importance], failedAfter[importance])),
+	};
+}
 const sorted = <T>(values: T[]) => [...values].sort((a, b) => (String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0));
 
 const spreadsheetOffline: ExampleExpectation = {
@@ -71,16 +94,25 @@ const spreadsheetOffline: ExampleExpectation = {
 			'reports on the IF node\'s false branch',
 		);
 		assertEqual(
-			nodeOutput(execution, 'Build alert message').map((item) => item.text),
-			bad.map((report) => `SEO alert: ${report.url} scored ${Math.round(report.score)} (bad). Failed high-importance checks: ${failedHigh(report)}`),
-			'alert messages',
+			reports.map((report) => report.reportUrl),
+			inRowOrder.map((report) => reportUrl(server, report.id)),
+			'reportUrl of each report ({Base URL}/reports/{id})',
+		);
+		assertEqual(
+			nodeOutput(execution, 'Build alert message').map((item) => [item.text, item.reportUrl]),
+			bad.map((report) => [
+				`SEO alert: ${report.url} scored ${Math.round(report.score)} (bad). Failed high-importance checks: ${failedHigh(report)}. Report: ${reportUrl(server, report.id)}`,
+				reportUrl(server, report.id),
+			]),
+			'alert messages and their links',
 		);
 		return `${rows.length} CSV rows: ${created.length} reports created, ${bad.length} bad on the IF's true branch, ${failures.length} on the error output`;
 	},
 };
 
 const GRADES = ['bad', 'decent', 'good'];
-const gradeOf = (score: number) => (score > 79 ? 'good' : score >= 49 ? 'decent' : 'bad');
+// The node's grade is phpRank's own band of the score, the one its `result` filter applies.
+const gradeOf = resultBandOf;
 
 const scheduledReanalysisOffline: ExampleExpectation = {
 	prepare: seedReportsWithChangedPages,
@@ -93,18 +125,43 @@ const scheduledReanalysisOffline: ExampleExpectation = {
 			newestFirst.map((report) => [report.id, report.result, now(report.id).result]),
 			'previous and new score of each re-analyzed report',
 		);
-		const worse = newestFirst.filter((report) => GRADES.indexOf(gradeOf(now(report.id).result)) < GRADES.indexOf(gradeOf(report.result)));
-		assert(worse.length > 0, 'no report got worse: the server did not change any page');
-		assertEqual(ids(nodeOutput(execution, 'Grade got worse?', 0)), worse.map((report) => report.id), "reports on the IF node's true branch (grade got worse)");
 		assertEqual(
-			nodeOutput(execution, 'Build alert message').map((item) => item.text),
-			worse.map((report) => {
-				const after = now(report.id);
-				return `SEO alert: ${report.url} got worse: ${report.result} → ${after.result}/100 (${gradeOf(report.result)} → ${gradeOf(after.result)}). Failed high-importance checks: ${failedHigh(after)}`;
+			nodeOutput(execution, 'Re-analyze report').map((item) => [item.id, item.reportUrl, item.newlyFailedChecks, item.fixedChecks]),
+			newestFirst.map((report) => {
+				const { newlyFailedChecks, fixedChecks } = changedChecks(report, now(report.id));
+				return [report.id, reportUrl(server, report.id), newlyFailedChecks, fixedChecks];
 			}),
-			'alert messages',
+			'link and newly failing and fixed checks of each re-analyzed report',
 		);
-		return `${before.reports.length} reports re-analyzed, ${worse.length} got worse and were alerted`;
+		const gradeGotWorse = (report: Report) => GRADES.indexOf(gradeOf(now(report.id).result)) < GRADES.indexOf(gradeOf(report.result));
+		const newlyFailsHigh = (report: Report) => changedChecks(report, now(report.id)).newlyFailedChecks.high.length > 0;
+		const alerted = newestFirst.filter((report) => gradeGotWorse(report) || newlyFailsHigh(report));
+		const worse = alerted.filter(gradeGotWorse);
+		const sameGrade = alerted.filter((report) => !gradeGotWorse(report));
+		assert(worse.length > 0, 'no report\'s grade got worse: the server did not change any page');
+		assert(sameGrade.length > 0, 'no report kept its grade while newly failing a high-importance check: see seedReportsWithChangedPages');
+		assertEqual(
+			ids(nodeOutput(execution, 'Got worse?', 0)),
+			alerted.map((report) => report.id),
+			"reports on the IF node's true branch (grade got worse, or a high-importance check newly fails)",
+		);
+		assertEqual(
+			nodeOutput(execution, 'Build alert message').map((item) => [item.text, item.reportUrl]),
+			alerted.map((report) => {
+				const after = now(report.id);
+				const { newlyFailedChecks, fixedChecks } = changedChecks(report, after);
+				const change = after.result - report.result;
+				const fixed = [...fixedChecks.high, ...fixedChecks.medium, ...fixedChecks.low];
+				const text =
+					`SEO alert: ${report.url} got worse: ${report.result} → ${after.result}/100 (${change > 0 ? '+' : ''}${change}, ${gradeOf(report.result)} → ${gradeOf(after.result)}). ` +
+					`Newly failing checks: high: ${names(newlyFailedChecks.high)}; medium: ${names(newlyFailedChecks.medium)}; low: ${names(newlyFailedChecks.low)}.` +
+					(fixed.length ? ` Fixed: ${fixed.join(', ')}.` : '') +
+					` Report: ${reportUrl(server, report.id)}`;
+				return [text, reportUrl(server, report.id)];
+			}),
+			'alert messages and their links',
+		);
+		return `${before.reports.length} reports re-analyzed, ${alerted.length} alerted: ${worse.length} whose grade got worse, ${sameGrade.length} newly failing a high-importance check`;
 	},
 };
 

@@ -6,7 +6,7 @@ import type { PhpRankServer, ReportState } from '../../dev/server';
 import { EXAMPLES_DIR, loadExampleWorkflow, seedReportsWithChangedPages } from '../../dev/examples';
 import { runWorkflow } from '../../dev/engine';
 import type { RunResult, WorkflowFixture } from '../../dev/engine';
-import { failedChecksOnServer } from '../support/phpRank';
+import { changedChecksOnServer, failedChecksOnServer } from '../support/phpRank';
 
 const WORKFLOW_FILE = 'scheduled-reanalysis-offline.json';
 const GRADES = ['bad', 'decent', 'good'];
@@ -30,7 +30,25 @@ afterAll(async () => await server.close());
 const after = (id: unknown) => server.reports().find((report) => report.id === id)!;
 const previous = (id: unknown) => before.find((report) => report.id === id)!;
 const newestFirst = () => [...before].sort((a, b) => b.id - a.id);
-const gotWorse = (report: ReportState) => GRADES.indexOf(gradeOf(after(report.id).result)) < GRADES.indexOf(gradeOf(report.result));
+const gradeGotWorse = (report: ReportState) => GRADES.indexOf(gradeOf(after(report.id).result)) < GRADES.indexOf(gradeOf(report.result));
+const changedChecks = (report: ReportState) => changedChecksOnServer(report, after(report.id));
+const newlyFailsHigh = (report: ReportState) => changedChecks(report).newlyFailedChecks.high.length > 0;
+const reportUrl = (id: unknown) => `${server.url}/reports/${String(id)}`;
+const names = (list: string[]) => list.join(', ') || 'none';
+
+/** The alert for a report, from the server's state before and after the re-analysis. */
+function alertText(report: ReportState): string {
+	const now = after(report.id);
+	const { newlyFailedChecks, fixedChecks } = changedChecks(report);
+	const change = now.result - report.result;
+	const fixed = [...fixedChecks.high, ...fixedChecks.medium, ...fixedChecks.low];
+	return (
+		`SEO alert: ${report.url} got worse: ${report.result} → ${now.result}/100 (${change > 0 ? '+' : ''}${change}, ${gradeOf(report.result)} → ${gradeOf(now.result)}). ` +
+		`Newly failing checks: high: ${names(newlyFailedChecks.high)}; medium: ${names(newlyFailedChecks.medium)}; low: ${names(newlyFailedChecks.low)}.` +
+		(fixed.length ? ` Fixed: ${fixed.join(', ')}.` : '') +
+		` Report: ${reportUrl(report.id)}`
+	);
+}
 
 describe('examples/scheduled-reanalysis-offline.json', () => {
 	it('is the offline variant of the Slack example: the same phpRank nodes, a manual trigger, the message text at the end', () => {
@@ -55,17 +73,30 @@ describe('examples/scheduled-reanalysis-offline.json', () => {
 		expect(slack.nodes.find((node) => node.type === 'n8n-nodes-base.scheduleTrigger')?.parameters).toEqual({
 			rule: { interval: [{ field: 'weeks', triggerAtDay: [1], triggerAtHour: 7 }] },
 		});
-		const condition = (workflow: WorkflowFixture) =>
-			(workflow.nodes.find((node) => node.type === 'n8n-nodes-base.if')?.parameters.conditions as { conditions: Array<{ leftValue: string }> })
-				.conditions[0].leftValue;
-		expect(condition(slack)).toBe(condition(offline));
+		// The same test, and the same message but for its start and how the link is written.
+		const condition = (workflow: WorkflowFixture) => {
+			const { conditions, combinator } = workflow.nodes.find((node) => node.name === 'Got worse?')?.parameters.conditions as {
+				conditions: Array<{ id: string }>;
+				combinator: string;
+			};
+			return { combinator, conditions: conditions.map(({ id: _id, ...rest }) => rest) };
+		};
+		expect(condition(slack)).toEqual(condition(offline));
+		expect(condition(offline).combinator).toBe('or');
+		const offlineText = (offline.nodes.find((node) => node.name === 'Build alert message')?.parameters.assignments as {
+			assignments: Array<{ name: string; value: string }>;
+		}).assignments.find((assignment) => assignment.name === 'text')!.value;
+		const slackText = String(slack.nodes.find((node) => node.type === 'n8n-nodes-base.slack')?.parameters.text);
+		expect(slackText.replace(/^=:chart_with_downwards_trend: /, '').replace(/ <\{\{ \$json\.reportUrl \}\}\|[^>]*>$/, '')).toBe(
+			offlineText.replace(/^=SEO alert: /, '').replace(/ Report: \{\{ \$json\.reportUrl \}\}$/, ''),
+		);
 	});
 
 	it('runs through every node without stopping', () => {
 		expect(result.error).toBeUndefined();
 		expect(result.run.status).toBe('success');
 		expect(result.executedNodes).toEqual(
-			expect.arrayContaining(['Get all reports', 'Re-analyze report', 'Grade got worse?', 'Build alert message']),
+			expect.arrayContaining(['Get all reports', 'Re-analyze report', 'Got worse?', 'Build alert message']),
 		);
 	});
 
@@ -82,7 +113,7 @@ describe('examples/scheduled-reanalysis-offline.json', () => {
 		}
 	});
 
-	it('outputs each report with its score before and after the re-analysis and the checks it fails', () => {
+	it('outputs each report with its score before and after the re-analysis, the checks it fails, those that changed and its link', () => {
 		const reanalyzed = result.output('Re-analyze report');
 
 		expect(reanalyzed.map((item) => item.json.id)).toEqual(newestFirst().map((report) => report.id));
@@ -93,29 +124,31 @@ describe('examples/scheduled-reanalysis-offline.json', () => {
 				previousGrade: gradeOf(previous(json.id).result),
 				resultChange: after(json.id).result - previous(json.id).result,
 				failedChecks: failedChecksOnServer(after(json.id)),
+				...changedChecks(previous(json.id)),
+				reportUrl: reportUrl(json.id),
 			});
 			expect(json).not.toHaveProperty('results');
 		}
 		expect(reanalyzed.some((item) => (item.json.resultChange as number) > 0)).toBe(true);
 		expect(reanalyzed.some((item) => item.json.resultChange === 0)).toBe(true);
+		expect(reanalyzed.some((item) => Object.values(item.json.fixedChecks as object).flat().length > 0)).toBe(true);
 	});
 
-	it('alerts exactly the reports whose grade got worse, with the previous and new score and the failed high-importance checks', () => {
-		const worse = newestFirst().filter(gotWorse);
+	it('alerts exactly the reports whose grade got worse or that newly fail a high-importance check, with the scores, the changed checks and the link', () => {
+		const alerted = newestFirst().filter((report) => gradeGotWorse(report) || newlyFailsHigh(report));
 
-		expect(worse.length).toBeGreaterThan(1);
-		expect(result.output('Grade got worse?', 0).map((item) => item.json.id)).toEqual(worse.map((report) => report.id));
+		// Both reasons occur: a grade that dropped, and a grade that held while a high-importance check newly fails.
+		expect(alerted.filter(gradeGotWorse).length).toBeGreaterThan(1);
+		expect(alerted.filter((report) => !gradeGotWorse(report) && newlyFailsHigh(report)).length).toBeGreaterThan(0);
+		expect(result.output('Got worse?', 0).map((item) => item.json.id)).toEqual(alerted.map((report) => report.id));
 		expect(result.output('Build alert message').map((item) => item.json)).toEqual(
-			worse.map((report) => {
-				const now = after(report.id);
-				const failedHigh = failedChecksOnServer(now).high;
-				return {
-					text: `SEO alert: ${report.url} got worse: ${report.result} → ${now.result}/100 (${gradeOf(report.result)} → ${gradeOf(now.result)}). Failed high-importance checks: ${failedHigh.join(', ') || 'none'}`,
-					url: report.url,
-					previousScore: report.result,
-					score: now.result,
-				};
-			}),
+			alerted.map((report) => ({
+				text: alertText(report),
+				url: report.url,
+				previousScore: report.result,
+				score: after(report.id).result,
+				reportUrl: reportUrl(report.id),
+			})),
 		);
 		expect(result.output('Could not re-analyze')).toEqual([]);
 	});

@@ -118,16 +118,17 @@ describe('examples/spreadsheet-to-seo-reports-offline.json', () => {
 		expect(result.output('Grade is bad?', 1).map((item) => item.json.id)).toEqual(otherIds);
 	});
 
-	it('builds one alert message per bad report, with the score phpRank stores and the failed high-importance checks', () => {
+	it('builds one alert message per bad report, with the score phpRank stores, the failed high-importance checks and the link to the report', () => {
 		const expected = inRowOrder()
 			.filter((report) => report.result < 49)
 			.map((report) => ({
-				text: `SEO alert: ${report.url} scored ${report.result} (bad). Failed high-importance checks: ${failedChecksOnServer(report).high.join(', ') || 'none'}`,
+				text: `SEO alert: ${report.url} scored ${report.result} (bad). Failed high-importance checks: ${failedChecksOnServer(report).high.join(', ') || 'none'}. Report: ${server.url}/reports/${report.id}`,
 				url: report.url,
 				score: report.result,
+				reportUrl: `${server.url}/reports/${report.id}`,
 			}));
 
-		expect(expected.some((alert) => !alert.text.endsWith(': none'))).toBe(true);
+		expect(expected.some((alert) => !alert.text.includes('checks: none.'))).toBe(true);
 		expect(result.output('Build alert message').map((item) => item.json)).toEqual(expected);
 	});
 
