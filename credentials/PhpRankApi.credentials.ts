@@ -64,8 +64,7 @@ export class PhpRankApi implements ICredentialType {
 		},
 	];
 
-	// Code, not an expression: n8n evaluates a generic authenticate's expressions for every request,
-	// each in a fresh data proxy, which costs more than the rest of the header's work.
+	// Code, not a generic authenticate: n8n would evaluate its expressions anew for every request.
 	/**
 	 * Every request goes to the Base URL with the key; a request for another host (one typed into n8n's
 	 * HTTP Request node with this credential) is refused rather than handed the key.

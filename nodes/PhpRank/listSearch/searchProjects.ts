@@ -1,5 +1,5 @@
 import type { ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
-import { listSubject } from '../shared/errors';
+import { listTarget } from '../shared/errors';
 import { readPageOutsideRun } from '../shared/transport';
 
 export async function searchProjects(
@@ -9,7 +9,14 @@ export async function searchProjects(
 ): Promise<INodeListSearchResult> {
 	const query = { ...(filter ? { search: filter, search_by: 'project' } : {}), sort_by: 'project', sort: 'asc' };
 	// The editor does not wait on the rate limit: a 429 shows at once, with the wait phpRank asked for.
-	const page = await readPageOutsideRun(this, '/projects', query, listSubject('project'), 0, Number(paginationToken) || 1, 100);
+	const page = await readPageOutsideRun(this, {
+		path: '/projects',
+		query,
+		page: Number(paginationToken) || 1,
+		perPage: 100,
+		target: listTarget('project'),
+		maxWaitSeconds: 0,
+	});
 	return {
 		results: page.records.map((project) => ({ name: String(project.project), value: String(project.project) })),
 		paginationToken: page.number < page.lastPage ? String(page.number + 1) : undefined,

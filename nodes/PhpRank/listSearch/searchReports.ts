@@ -1,5 +1,5 @@
 import type { ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
-import { listSubject } from '../shared/errors';
+import { listTarget } from '../shared/errors';
 import { readPageOutsideRun } from '../shared/transport';
 
 export async function searchReports(
@@ -9,7 +9,14 @@ export async function searchReports(
 ): Promise<INodeListSearchResult> {
 	const query = filter ? { search: filter, search_by: 'url' } : {};
 	// The editor does not wait on the rate limit: a 429 shows at once, with the wait phpRank asked for.
-	const page = await readPageOutsideRun(this, '/reports', query, listSubject('report'), 0, Number(paginationToken) || 1, 50);
+	const page = await readPageOutsideRun(this, {
+		path: '/reports',
+		query,
+		page: Number(paginationToken) || 1,
+		perPage: 50,
+		target: listTarget('report'),
+		maxWaitSeconds: 0,
+	});
 	return {
 		results: page.records.map((report) => ({ name: `${String(report.url)} (#${String(report.id)})`, value: String(report.id) })),
 		paginationToken: page.number < page.lastPage ? String(page.number + 1) : undefined,

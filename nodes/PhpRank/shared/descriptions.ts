@@ -114,7 +114,7 @@ export function passwordField(overrides: Partial<INodeProperties> = {}): INodePr
 	};
 }
 
-export const maxRateLimitWaitOption: INodeProperties = {
+const maxRateLimitWaitOption: INodeProperties = {
 	displayName: 'Max Rate-Limit Wait (Seconds)',
 	name: 'maxRateLimitWait',
 	type: 'number',
@@ -166,7 +166,7 @@ export function optionsCollection(options: INodeProperties[]): INodeProperties {
 	};
 }
 
-// Declared once for both lists: n8n walks every declared property twice for every item, shown or not.
+// Declared once for both lists: every declared property costs each item, shown or not.
 export function returnAllAndLimit(): INodeProperties[] {
 	return [
 		{

@@ -11,13 +11,13 @@ interface Failure {
 	description: string;
 }
 
-/** What a request was about, for messages that name it. */
-export interface RequestSubject {
+/** What a request acts on, as the messages about it name it ("Report 42", "The report list"), and the operation. */
+export interface RequestTarget {
 	name: string;
 	operation: string;
 }
 
-export const WRONG_ADDRESS_HINT =
+const WRONG_ADDRESS_HINT =
 	'Check the Base URL in the phpRank credential: it must be the address of your phpRank installation, e.g. https://seo.example.com or https://example.com/phprank.';
 
 const SERVER_FAULT_HINT =
@@ -26,17 +26,16 @@ const SERVER_FAULT_HINT =
 // phpRank passes on its HTTP client's own words when it cannot fetch the page it is asked to analyze.
 const PAGE_FETCH_FAILURE = /cURL error \d+|(Client|Server) error: `[A-Z]+ /;
 
-const unanswered = new WeakSet<object>();
-
 /**
- * Whether a request failed without phpRank's answer (a dropped connection, a timeout, a proxy answering in its
+ * A request that failed without phpRank's answer (a dropped connection, a timeout, a proxy answering in its
  * place): phpRank may or may not have carried it out.
  */
-export function gotNoAnswer(error: unknown): boolean {
-	return typeof error === 'object' && error !== null && unanswered.has(error);
+export class UnansweredRequestError extends NodeApiError {
+	// n8n's engine passes a node's error on unchanged only under the name NodeApiError or NodeOperationError.
+	override name = 'NodeApiError';
 }
 
-export function listSubject(resource: 'report' | 'project'): RequestSubject {
+export function listTarget(resource: 'report' | 'project'): RequestTarget {
 	return { name: `The ${resource} list`, operation: 'getAll' };
 }
 
@@ -49,10 +48,10 @@ function parameterOrNothing(context: ParameterContext, name: string): unknown {
 }
 
 // Reads parameters, which costs expression evaluations: called only once there is an error to word.
-export function subjectOf(context: ParameterContext): RequestSubject {
+export function targetOf(context: ParameterContext): RequestTarget {
 	const resource = parameterOrNothing(context, 'resource');
 	const operation = String(parameterOrNothing(context, 'operation'));
-	if (operation === 'getAll') return listSubject(resource === 'project' ? 'project' : 'report');
+	if (operation === 'getAll') return listTarget(resource === 'project' ? 'project' : 'report');
 	if (resource === 'project') return { name: `Project "${String(parameterOrNothing(context, 'projectName'))}"`, operation };
 	if (operation === 'create') return { name: `The report for ${String(parameterOrNothing(context, 'url'))}`, operation };
 	return { name: `Report ${String(parameterOrNothing(context, 'reportId'))}`, operation };
@@ -114,7 +113,7 @@ function describeRejection(body: unknown): Failure {
 	};
 }
 
-function describeFailure(subject: RequestSubject, response: IN8nHttpFullResponse): Failure {
+function describeFailure(target: RequestTarget, response: IN8nHttpFullResponse): Failure {
 	const { statusCode, body } = response;
 	const said = serverMessage(body);
 	if (statusCode >= 300 && statusCode < 400) {
@@ -151,9 +150,9 @@ function describeFailure(subject: RequestSubject, response: IN8nHttpFullResponse
 					'Check the API key in the phpRank credential. It is shown on the API page of your phpRank account and changes when it is regenerated.',
 			};
 		case 403:
-			return subject.operation === 'update'
+			return target.operation === 'update'
 				? {
-						message: `${subject.name} does not exist or does not belong to the account of this API key (403)`,
+						message: `${target.name} does not exist or does not belong to the account of this API key (403)`,
 						description: said ?? 'This action is unauthorized.',
 					}
 				: {
@@ -162,9 +161,9 @@ function describeFailure(subject: RequestSubject, response: IN8nHttpFullResponse
 					};
 		case 404:
 			return {
-				message: `${subject.name} was not found (404)`,
+				message: `${target.name} was not found (404)`,
 				description:
-					subject.operation === 'getAll' ? `phpRank has no list at this address. ${WRONG_ADDRESS_HINT}` : (said ?? 'Resource not found.'),
+					target.operation === 'getAll' ? `phpRank has no list at this address. ${WRONG_ADDRESS_HINT}` : (said ?? 'Resource not found.'),
 			};
 		case 422:
 			return describeRejection(body);
@@ -176,7 +175,7 @@ function describeFailure(subject: RequestSubject, response: IN8nHttpFullResponse
 }
 
 /** What a write may have done when a proxy answered in phpRank's place, and how to run it again safely. */
-function unknownOutcome(subject: RequestSubject, options: IHttpRequestOptions, status: string): Failure | undefined {
+function unknownOutcome(target: RequestTarget, options: IHttpRequestOptions, status: string): Failure | undefined {
 	const proxy = `a proxy in front of phpRank answered ${status} in its place`;
 	const why =
 		'The proxy answers on its own when phpRank takes too long or is overloaded, and phpRank usually goes on and carries the request out.';
@@ -188,12 +187,12 @@ function unknownOutcome(subject: RequestSubject, options: IHttpRequestOptions, s
 	}
 	if (options.method === 'PUT' && (options.body as IDataObject | undefined)?.results === 1) {
 		return {
-			message: `phpRank may have re-analyzed ${subject.name}: ${proxy}`,
+			message: `phpRank may have re-analyzed ${target.name}: ${proxy}`,
 			description: `${why} Running this item again is safe: it analyzes the page once more (the previous score it adds is then this re-analysis's).`,
 		};
 	}
 	if (options.method === 'PUT' || options.method === 'DELETE') {
-		return { message: `phpRank may have carried out the ${subject.operation} of ${subject.name}: ${proxy}`, description: `${why} Check phpRank before running this item again.` };
+		return { message: `phpRank may have carried out the ${target.operation} of ${target.name}: ${proxy}`, description: `${why} Check phpRank before running this item again.` };
 	}
 	return undefined;
 }
@@ -201,24 +200,23 @@ function unknownOutcome(subject: RequestSubject, options: IHttpRequestOptions, s
 export function answerError(
 	context: ErrorContext,
 	response: IN8nHttpFullResponse,
-	{ subject, options, attempts = 1 }: { subject: RequestSubject; options: IHttpRequestOptions; attempts?: number },
+	{ target, options, attempts = 1 }: { target: RequestTarget; options: IHttpRequestOptions; attempts?: number },
 ): NodeApiError {
 	const byProxy = answeredByProxy(response);
 	const status = `${response.statusCode}${PROXY_STATUSES[response.statusCode] ? ` ${PROXY_STATUSES[response.statusCode]}` : ''}`;
-	const failure = describeFailure(subject, response);
-	const { message, description } = (byProxy ? unknownOutcome(subject, options, status) : undefined) ?? {
+	const failure = describeFailure(target, response);
+	const { message, description } = (byProxy ? unknownOutcome(target, options, status) : undefined) ?? {
 		...failure,
 		description: attempts > 1 ? `Sent ${attempts} times, a proxy answered each time. ${failure.description}` : failure.description,
 	};
 	const details = isJsonObject(response.body) ? response.body : { body: String(response.body ?? '').slice(0, 500) };
-	const error = new NodeApiError(nodeForErrors(context.getNode()), details as JsonObject, {
+	const ErrorClass = byProxy ? UnansweredRequestError : NodeApiError;
+	return new ErrorClass(nodeForErrors(context.getNode()), details as JsonObject, {
 		message,
 		description,
 		httpCode: String(response.statusCode),
 		itemIndex: context.getItemIndex(),
 	});
-	if (byProxy) unanswered.add(error);
-	return error;
 }
 
 function secondsText(seconds: number): string {
@@ -232,9 +230,8 @@ function durationText(ms: number): string {
 
 export function rateLimitError(
 	context: ErrorContext,
-	subject: RequestSubject,
-	askedSeconds: number,
-	maxWaitSeconds: number,
+	target: RequestTarget,
+	{ askedSeconds, maxWaitSeconds }: { askedSeconds: number; maxWaitSeconds: number },
 ): NodeApiError {
 	const asked =
 		askedSeconds > 0
@@ -244,8 +241,8 @@ export function rateLimitError(
 		message: `phpRank's rate limit was reached (429 Too Many Attempts): ${asked}`,
 		description:
 			maxWaitSeconds > 0
-				? `That is beyond the ${secondsText(maxWaitSeconds)} this item may wait (Options > Max Rate-Limit Wait). Nothing was changed for ${subject.name}; raise the limit, or spread the items over time with the node's batching settings.`
-				: `Waiting is off (Options > Max Rate-Limit Wait is 0). Nothing was changed for ${subject.name}.`,
+				? `That is beyond the ${secondsText(maxWaitSeconds)} this item may wait (Options > Max Rate-Limit Wait). Nothing was changed for ${target.name}; raise the limit, or spread the items over time with the node's batching settings.`
+				: `Waiting is off (Options > Max Rate-Limit Wait is 0). Nothing was changed for ${target.name}.`,
 		httpCode: '429',
 		itemIndex: context.getItemIndex(),
 	});
@@ -254,9 +251,8 @@ export function rateLimitError(
 export function connectionError(
 	context: ErrorContext,
 	error: unknown,
-	options: IHttpRequestOptions,
-	subject: RequestSubject,
-): NodeApiError {
+	{ target, options }: { target: RequestTarget; options: IHttpRequestOptions },
+): UnansweredRequestError {
 	const cause = error instanceof NodeApiError && error.cause ? error.cause : error;
 	const code = String((cause as { code?: unknown })?.code ?? '');
 	const mayHaveApplied = options.method === 'POST' || options.method === 'PUT' || options.method === 'PATCH';
@@ -273,16 +269,14 @@ export function connectionError(
 			? 'phpRank could not be reached'
 			: 'The connection to phpRank ended before it answered';
 	const detail = code ? ` (${code})` : '';
-	const failure = new NodeApiError(nodeForErrors(context.getNode()), {} as JsonObject, {
+	return new UnansweredRequestError(nodeForErrors(context.getNode()), {} as JsonObject, {
 		message,
 		description: unreachable
 			? `Check the Base URL in the phpRank credential and that the server is up${detail}.`
-			: `No answer came about ${subject.name}${detail}.${notRepeated}`,
+			: `No answer came about ${target.name}${detail}.${notRepeated}`,
 		httpCode: 'none',
 		itemIndex: context.getItemIndex(),
 	});
-	unanswered.add(failure);
-	return failure;
 }
 
 export function unexpectedAnswer(context: ErrorContext, what: string): NodeApiError {

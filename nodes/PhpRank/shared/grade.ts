@@ -1,6 +1,6 @@
 import type { INodePropertyOptions } from 'n8n-workflow';
 
-export type Grade = 'good' | 'decent' | 'bad';
+type Grade = 'good' | 'decent' | 'bad';
 
 export const GRADE_OPTIONS: INodePropertyOptions[] = [
 	{ name: 'Good', value: 'good', description: 'Score above 79' },

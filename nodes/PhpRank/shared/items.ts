@@ -27,7 +27,7 @@ const IMPORTANCES = ['high', 'medium', 'low'] as const;
 type Importance = (typeof IMPORTANCES)[number];
 
 /** The names of the checks a report failed, by importance, in phpRank's order: small enough for a chat message. */
-export type FailedChecks = Record<Importance, string[]>;
+type FailedChecks = Record<Importance, string[]>;
 
 function isImportance(value: unknown): value is Importance {
 	return (IMPORTANCES as readonly unknown[]).includes(value);

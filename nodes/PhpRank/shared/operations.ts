@@ -7,17 +7,17 @@ import type {
 	INodePropertyOptions,
 	PreSendAction,
 } from 'n8n-workflow';
-import { subjectOf } from './errors';
+import { targetOf } from './errors';
 import { deletionOf, recordOf, shapeReport, toItems } from './items';
 import type { ReportShape } from './items';
 import { sendRequest, siteOf } from './transport';
-import type { RequestPlan } from './transport';
+import type { PhpRankRequest } from './transport';
 import { failInput, parseBoolean, quoted } from './validation';
 import { DEFAULT_MAX_RATE_LIMIT_WAIT_SECONDS } from './values';
 
 export type RequestData = DeclarativeRestApiSettings.ResultOptions;
 
-export type OperationRun = (this: IExecutePaginationFunctions, requestData: RequestData) => Promise<INodeExecutionData[]>;
+type OperationRun = (this: IExecutePaginationFunctions, requestData: RequestData) => Promise<INodeExecutionData[]>;
 
 export interface RunOptions {
 	maxWaitSeconds: number;
@@ -53,33 +53,32 @@ export async function reportShapeOf(context: IExecutePaginationFunctions, { omit
 	return { omitResults, site: await siteOf(context) };
 }
 
-export function planOf(
+/** A request of the item's run: the one n8n prepared, or another in its course (see relatedRequest). */
+export function itemRequest(
 	context: IExecutePaginationFunctions,
-	requestData: RequestData,
+	requestOptions: RequestData['options'],
 	{ maxWaitSeconds }: RunOptions,
-	options: IHttpRequestOptions = requestData.options as IHttpRequestOptions,
-): RequestPlan {
-	return { options, subjectOf: () => subjectOf(context), maxWaitSeconds };
+): PhpRankRequest {
+	return { options: requestOptions as IHttpRequestOptions, targetOf: () => targetOf(context), maxWaitSeconds };
 }
 
-export async function send(
+export async function sendItemRequest(
 	context: IExecutePaginationFunctions,
-	requestData: RequestData,
+	requestOptions: RequestData['options'],
 	runOptions: RunOptions,
-	options?: IHttpRequestOptions,
 ): Promise<IDataObject> {
-	return await sendRequest(context, planOf(context, requestData, runOptions, options));
+	return await sendRequest(context, itemRequest(context, requestOptions, runOptions));
 }
 
 export async function returnReport(this: IExecutePaginationFunctions, requestData: RequestData): Promise<INodeExecutionData[]> {
 	const runOptions = runOptionsOf(this);
-	const record = recordOf(this, await send(this, requestData, runOptions));
+	const record = recordOf(this, await sendItemRequest(this, requestData.options, runOptions));
 	const shape = await reportShapeOf(this, runOptions);
 	return toItems(this, [record], (report) => shapeReport(report, shape));
 }
 
 export async function returnDeletion(this: IExecutePaginationFunctions, requestData: RequestData): Promise<INodeExecutionData[]> {
-	const body = await send(this, requestData, runOptionsOf(this));
+	const body = await sendItemRequest(this, requestData.options, runOptionsOf(this));
 	return toItems(this, [deletionOf(this, body)], (deletion) => deletion);
 }
 
@@ -96,9 +95,7 @@ interface OperationRequest {
  */
 export function operation(
 	option: { name: string; value: string; action: string; description: string },
-	request: OperationRequest,
-	run: OperationRun,
-	preSend: PreSendAction[] = [],
+	{ request, run, preSend = [] }: { request: OperationRequest; run: OperationRun; preSend?: PreSendAction[] },
 ): INodePropertyOptions {
 	return {
 		...option,

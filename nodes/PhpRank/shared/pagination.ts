@@ -1,13 +1,13 @@
 import type { IDataObject, IExecutePaginationFunctions, INodeExecutionData } from 'n8n-workflow';
 import { unexpectedAnswer } from './errors';
 import { toItems } from './items';
-import { planOf, runOptionsOf } from './operations';
+import { itemRequest, runOptionsOf } from './operations';
 import type { RequestData, RunOptions } from './operations';
 import { readPage } from './transport';
 import { parseBoolean, parseOption, parsePositiveInteger } from './validation';
 import { LARGEST_PAGE_SIZE, PAGE_SIZES, PAGE_SIZE_OPTIONS } from './values';
 
-export function smallestPageSizeHolding(count: number): number {
+function smallestPageSizeHolding(count: number): number {
 	return PAGE_SIZES.find((size) => size >= count) ?? LARGEST_PAGE_SIZE;
 }
 
@@ -24,16 +24,16 @@ export async function readList(
 	const returnAll = parseBoolean(context, 'Return All', context.getNodeParameter('returnAll', false));
 	const limit = returnAll ? Infinity : parsePositiveInteger(context, 'Limit', context.getNodeParameter('limit', 50));
 	const chosenPageSize = returnAll
-		? Number(parseOption(context, 'Page Size', runOptions.perPage ?? LARGEST_PAGE_SIZE, PAGE_SIZE_OPTIONS))
+		? Number(parseOption(context, { field: 'Page Size', options: PAGE_SIZE_OPTIONS }, runOptions.perPage ?? LARGEST_PAGE_SIZE))
 		: undefined;
-	const plan = planOf(context, requestData, runOptions);
+	const request = itemRequest(context, requestData.options, runOptions);
 	const records: IDataObject[] = [];
 	// links.next is never followed: it is an absolute URL the key must not be sent to blindly.
 	while (records.length < limit) {
 		// With a limit, pages of 100 are read until the rest fits a smaller one. Every page read so far was
 		// full, and each page size divides 100, so the records in hand end exactly where a page starts.
 		const perPage = chosenPageSize ?? smallestPageSizeHolding(limit - records.length);
-		const page = await readPage(context, plan, records.length / perPage + 1, perPage);
+		const page = await readPage(context, request, { page: records.length / perPage + 1, perPage });
 		records.push(...page.records);
 		if (page.number >= page.lastPage) break;
 		if (page.records.length < perPage) {

@@ -17,8 +17,8 @@ const OPENING_ALONE_MS = 200;
 // Requests allowed to wait at the server: a few keep its workers busy between answers, more only wait in front of PHP.
 const QUEUE_ALLOWED = 3;
 
-/** A request may go (with its ticket for `settle`), or would have to wait beyond its deadline. */
-export type Admission = { ticket: number } | { waitBeyondDeadlineSeconds: number };
+/** A request may be sent (its number in sending order, for `recordResponse`), or would have to wait beyond its deadline. */
+type WaitOutcome = { requestNumber: number } | { waitBeyondDeadlineSeconds: number };
 
 function header(headers: IDataObject | undefined, name: string): number | undefined {
 	const value = headers?.[name];
@@ -28,7 +28,7 @@ function header(headers: IDataObject | undefined, name: string): number | undefi
 }
 
 /** How long a 429 answer asked to wait, in milliseconds. */
-export function retryDelayMs(headers: IDataObject | undefined, now = Date.now()): number {
+function retryDelayMs(headers: IDataObject | undefined, now = Date.now()): number {
 	const retryAfter = header(headers, 'retry-after');
 	if (retryAfter !== undefined) return Math.max(0, retryAfter * 1000);
 	const reset = header(headers, 'x-ratelimit-reset');
@@ -36,7 +36,7 @@ export function retryDelayMs(headers: IDataObject | undefined, now = Date.now())
 	return 1000;
 }
 
-export interface WaitControl {
+interface WaitControl {
 	deadline: number;
 	isCancelled: () => boolean;
 	/** Whether the request waits for the rate limit; with Max Rate-Limit Wait 0 it waits only for a free place. */
@@ -86,7 +86,7 @@ class ConcurrencyLimit {
  * it works on at once, shared by every item and every execution in this n8n process: items of a run are sent at
  * once, and the limit counts them all.
  */
-export class RateGate {
+class RateGate {
 	readonly concurrency = new ConcurrencyLimit();
 
 	private blockedUntil = 0;
@@ -100,14 +100,14 @@ export class RateGate {
 
 	private inFlight = 0;
 
-	private sent = 0;
+	private requestsSent = 0;
 
 	private newestApplied = 0;
 
 	private waiters: Array<() => void> = [];
 
 	/** Resolves when a request may be sent. A cancelled execution stops waiting: n8n aborts its requests. */
-	async admit(control: WaitControl): Promise<Admission> {
+	async waitToSend(control: WaitControl): Promise<WaitOutcome> {
 		for (;;) {
 			const now = Date.now();
 			if (control.isCancelled()) break;
@@ -125,19 +125,19 @@ export class RateGate {
 			await this.nextChange(control);
 		}
 		this.inFlight++;
-		return { ticket: ++this.sent };
+		return { requestNumber: ++this.requestsSent };
 	}
 
-	/** Records an answer: its rate-limit headers and how long it took (a failed connection has neither). */
-	settle(ticket: number, answer?: { response: IN8nHttpFullResponse; kind: string; ms: number }): void {
+	/** Records a request's answer: its rate-limit headers and how long it took (a failed connection has neither). */
+	recordResponse(requestNumber: number, answer?: { response: IN8nHttpFullResponse; kind: string; ms: number }): void {
 		const byProxy = answer !== undefined && answeredByProxy(answer.response);
 		if (byProxy) this.concurrency.overloaded();
 		// Only a success is known to have done the whole work: a 429 or a refusal answers at once.
 		else if (answer !== undefined && answer.response.statusCode < 300) this.concurrency.answered(answer.kind, answer.ms, this.inFlight);
 		this.inFlight--;
 		const headers = answer?.response.headers as IDataObject | undefined;
-		if (headers !== undefined && !byProxy && ticket > this.newestApplied) {
-			this.newestApplied = ticket;
+		if (headers !== undefined && !byProxy && requestNumber > this.newestApplied) {
+			this.newestApplied = requestNumber;
 			this.learnedAt = Date.now();
 			this.windowSize = header(headers, 'x-ratelimit-limit') ?? this.windowSize;
 			this.remaining = header(headers, 'x-ratelimit-remaining');
@@ -153,7 +153,7 @@ export class RateGate {
 	block(delayMs: number): void {
 		this.blockedUntil = Math.max(this.blockedUntil, Date.now() + delayMs);
 		this.learnedAt = undefined;
-		this.newestApplied = this.sent;
+		this.newestApplied = this.requestsSent;
 		void sleep(this.blockedUntil + OPENING_ALONE_MS - Date.now()).then(() => this.wakeWaiters());
 		this.wakeWaiters();
 	}
@@ -194,7 +194,7 @@ export function rateGateFor(server: string): RateGate {
 	return gate;
 }
 
-export interface PacingOptions {
+interface LimitOptions {
 	/** The phpRank server: items and executions that talk to the same one share its limits. */
 	server: string;
 	/** What the request does, for its latency to be compared with that of its kind: a create takes seconds, a read not. */
@@ -210,21 +210,21 @@ export interface PacingOptions {
  * Sends a request when phpRank's limits allow it, and sends it again after a 429: the only answer
  * known to have done nothing. Any other answer, and any failure to get one, goes back to the caller.
  */
-export async function sendPaced(
-	send: () => Promise<IN8nHttpFullResponse>,
-	{ server, kind, maxWaitSeconds, isCancelled, waitTooLong }: PacingOptions,
+export async function sendWithinLimits(
+	sendOnce: () => Promise<IN8nHttpFullResponse>,
+	{ server, kind, maxWaitSeconds, isCancelled, waitTooLong }: LimitOptions,
 ): Promise<IN8nHttpFullResponse> {
 	const gate = rateGateFor(server);
 	const control = { deadline: Date.now() + maxWaitSeconds * 1000, isCancelled, waitsForRateLimit: maxWaitSeconds > 0 };
 	for (;;) {
-		const admission = await gate.admit(control);
-		if ('waitBeyondDeadlineSeconds' in admission) throw waitTooLong(admission.waitBeyondDeadlineSeconds);
+		const waited = await gate.waitToSend(control);
+		if ('waitBeyondDeadlineSeconds' in waited) throw waitTooLong(waited.waitBeyondDeadlineSeconds);
 		const sentAt = Date.now();
-		const answer = send();
+		const pending = sendOnce();
 		// A request that got no answer frees its place without news of the server; the caller gets its error.
-		answer.catch(() => gate.settle(admission.ticket));
-		const response = await answer;
-		gate.settle(admission.ticket, { response, kind, ms: Date.now() - sentAt });
+		pending.catch(() => gate.recordResponse(waited.requestNumber));
+		const response = await pending;
+		gate.recordResponse(waited.requestNumber, { response, kind, ms: Date.now() - sentAt });
 		if (response.statusCode !== 429) return response;
 		const delayMs = retryDelayMs(response.headers as IDataObject);
 		if (!control.waitsForRateLimit || Date.now() + delayMs > control.deadline) throw waitTooLong(Math.ceil(delayMs / 1000));

@@ -8,8 +8,8 @@ import type {
 } from 'n8n-workflow';
 import { apiBaseUrl, CREDENTIAL_TYPE } from '../../../credentials/PhpRankApi.credentials';
 import { answerError, answeredByProxy, connectionError, isSuccess, rateLimitError, unexpectedAnswer } from './errors';
-import type { RequestSubject } from './errors';
-import { pauseUntil, rateGateFor, sendPaced } from './rateLimit';
+import type { RequestTarget } from './errors';
+import { pauseUntil, rateGateFor, sendWithinLimits } from './rateLimit';
 
 /** phpRank's web address, where its report pages are: the Base URL without /api/v1, a user name or a password. */
 export function siteUrl(baseUrl: unknown): string {
@@ -39,10 +39,9 @@ export async function siteOf(context: Pick<IExecuteSingleFunctions, 'getNode' | 
 
 export const FORM_HEADERS = { 'Content-Type': 'application/x-www-form-urlencoded' };
 
-// The base URL comes from the credential as it authenticates the request (PhpRankApi.authenticate):
-// declared here, n8n would evaluate it as an expression twice for every item. ignoreHttpStatusErrors hands
-// every answer to our own error messages; redirects are refused so that the key never follows a Location
-// header to another host.
+// The base URL comes from the credential as it authenticates the request (PhpRankApi.authenticate): an
+// expression here would cost every item. ignoreHttpStatusErrors hands every answer to our own error messages;
+// redirects are refused so that the key never follows a Location header to another host.
 export const REQUEST_DEFAULTS = {
 	headers: { Accept: 'application/json' },
 	ignoreHttpStatusErrors: true,
@@ -58,15 +57,16 @@ export function serverOf(context: Pick<IExecuteSingleFunctions, 'getNode'>): str
 	return `${CREDENTIAL_TYPE}:${credential?.id ?? credential?.name ?? ''}`;
 }
 
-export type RequestContext = Pick<IExecuteSingleFunctions, 'getNode' | 'getItemIndex'> & {
+type RequestContext = Pick<IExecuteSingleFunctions, 'getNode' | 'getItemIndex'> & {
 	helpers: Pick<IExecuteSingleFunctions['helpers'], 'httpRequestWithAuthentication'>;
 	getExecutionCancelSignal?: () => AbortSignal | undefined;
 };
 
-export interface RequestPlan {
+/** A request to phpRank: n8n's request options, what its errors name, and how long it may wait for the rate limit. */
+export interface PhpRankRequest {
 	options: IHttpRequestOptions;
-	/** Worked out only for an error message: naming the subject may read parameters. */
-	subjectOf: () => RequestSubject;
+	/** Worked out only for an error message: naming the target may read parameters. */
+	targetOf: () => RequestTarget;
 	maxWaitSeconds: number;
 }
 
@@ -75,7 +75,7 @@ export interface RequestPlan {
 const READ_ATTEMPTS = 3;
 const FIRST_READ_RETRY_MS = 1000;
 
-/** What a request does, for pacing: a create or a re-analysis keeps a PHP worker busy for seconds, a read does not. */
+/** What a request does, for the limits: a create or a re-analysis keeps a PHP worker busy for seconds, a read does not. */
 function kindOf(options: IHttpRequestOptions): string {
 	const analyzes = options.method === 'POST' || (options.method === 'PUT' && (options.body as IDataObject | undefined)?.results === 1);
 	return analyzes ? 'analysis' : String(options.method ?? 'GET');
@@ -83,34 +83,34 @@ function kindOf(options: IHttpRequestOptions): string {
 
 /**
  * Every request to phpRank goes through here: runs, the editor's lists and the trigger's polls.
- * Returns the JSON body of a successful answer; a 429 is waited out (see sendPaced), a read a proxy
+ * Returns the JSON body of a successful answer; a 429 is waited out (see sendWithinLimits), a read a proxy
  * answered is sent again, and any other failure ends the item, so that a create or update is never
  * applied twice.
  */
-export async function sendRequest(context: RequestContext, { options, subjectOf, maxWaitSeconds }: RequestPlan): Promise<IDataObject> {
-	const send = async () => {
+export async function sendRequest(context: RequestContext, { options, targetOf, maxWaitSeconds }: PhpRankRequest): Promise<IDataObject> {
+	const sendOnce = async () => {
 		try {
 			return (await context.helpers.httpRequestWithAuthentication.call(context as IExecuteSingleFunctions, CREDENTIAL_TYPE, {
 				...options,
 				returnFullResponse: true,
 			})) as IN8nHttpFullResponse;
 		} catch (error) {
-			throw connectionError(context, error, options, subjectOf());
+			throw connectionError(context, error, { target: targetOf(), options });
 		}
 	};
 	const isCancelled = () => context.getExecutionCancelSignal?.()?.aborted === true;
 	const isRead = (options.method ?? 'GET') === 'GET';
 	for (let attempt = 1; ; attempt++) {
-		const response = await sendPaced(send, {
+		const response = await sendWithinLimits(sendOnce, {
 			server: serverOf(context),
 			kind: kindOf(options),
 			maxWaitSeconds,
 			isCancelled,
-			waitTooLong: (askedSeconds) => rateLimitError(context, subjectOf(), askedSeconds, maxWaitSeconds),
+			waitTooLong: (askedSeconds) => rateLimitError(context, targetOf(), { askedSeconds, maxWaitSeconds }),
 		});
 		if (isSuccess(response)) return response.body as IDataObject;
 		if (!isRead || attempt >= READ_ATTEMPTS || !answeredByProxy(response) || isCancelled()) {
-			throw answerError(context, response, { subject: subjectOf(), options, attempts: attempt });
+			throw answerError(context, response, { target: targetOf(), options, attempts: attempt });
 		}
 		await pauseUntil(Date.now() + FIRST_READ_RETRY_MS * 2 ** (attempt - 1), isCancelled);
 	}
@@ -149,49 +149,54 @@ function isPage(body: IDataObject): boolean {
  */
 export async function readPage(
 	context: RequestContext,
-	plan: RequestPlan,
-	number: number,
-	perPage: number,
-	{ acceptOtherPage = false } = {},
+	request: PhpRankRequest,
+	{ page, perPage, acceptOtherPage = false }: { page: number; perPage: number; acceptOtherPage?: boolean },
 ): Promise<Page> {
 	const body = await sendRequest(context, {
-		...plan,
-		options: { ...plan.options, qs: { ...plan.options.qs, per_page: perPage, page: number } },
+		...request,
+		options: { ...request.options, qs: { ...request.options.qs, per_page: perPage, page } },
 	});
 	if (!isPage(body)) throw unexpectedAnswer(context, 'page of records ("data" and "meta")');
 	const meta = body.meta as IDataObject;
-	if (!acceptOtherPage && meta.current_page !== number) {
-		throw unexpectedAnswer(context, `page ${number} (it sent page ${String(meta.current_page)})`);
+	if (!acceptOtherPage && meta.current_page !== page) {
+		throw unexpectedAnswer(context, `page ${page} (it sent page ${String(meta.current_page)})`);
 	}
 	return {
 		records: body.data as IDataObject[],
-		number,
+		number: page,
 		currentPage: meta.current_page as number,
 		lastPage: meta.last_page as number,
 		total: meta.total as number | undefined,
 	};
 }
 
-export type ContextOutsideRun = ILoadOptionsFunctions | IPollFunctions;
+type ContextOutsideRun = ILoadOptionsFunctions | IPollFunctions;
 
 /** The editor's lists and the trigger's polls have no item: they read as item 0, so that their errors read as a run's do. */
 export function asItem<T extends ContextOutsideRun>(context: T): T & { getItemIndex: () => number } {
 	return Object.assign(Object.create(context) as T, { getItemIndex: () => 0 });
 }
 
+/** A page of a list outside a run: its path and query, the page, what its errors name and the rate-limit wait allowed. */
+export interface ListPageRequest {
+	path: '/reports' | '/projects';
+	query: IDataObject;
+	page: number;
+	perPage: number;
+	target: RequestTarget;
+	maxWaitSeconds: number;
+}
+
 /** A page for the editor's lists and the trigger's polls, the request built as a run's engine builds it. */
 export async function readPageOutsideRun(
 	context: ContextOutsideRun,
-	path: '/reports' | '/projects',
-	query: IDataObject,
-	subject: RequestSubject,
-	maxWaitSeconds: number,
-	page: number,
-	perPage: number,
+	{ path, query, page, perPage, target, maxWaitSeconds }: ListPageRequest,
 ): Promise<Page> {
 	const options: IHttpRequestOptions = { ...REQUEST_DEFAULTS, method: 'GET', url: path, qs: query };
 	// The editor's lists and the trigger stop on the page they asked for, whatever page a cache sends.
-	return await readPage(asItem(context) as unknown as RequestContext, { options, subjectOf: () => subject, maxWaitSeconds }, page, perPage, {
+	return await readPage(asItem(context) as unknown as RequestContext, { options, targetOf: () => target, maxWaitSeconds }, {
+		page,
+		perPage,
 		acceptOtherPage: true,
 	});
 }

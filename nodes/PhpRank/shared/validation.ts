@@ -32,12 +32,13 @@ function describeOptions(options: INodePropertyOptions[]): string {
 		.join(', ');
 }
 
-export function parseOption(
-	context: NodeContext,
-	field: string,
-	value: unknown,
-	options: INodePropertyOptions[],
-): string | number {
+/** A field that takes one of its options: its name in messages and the options. */
+interface OptionField {
+	field: string;
+	options: INodePropertyOptions[];
+}
+
+export function parseOption(context: NodeContext, { field, options }: OptionField, value: unknown): string | number {
 	const match = options.find(
 		(option) =>
 			option.value === value ||
@@ -127,7 +128,7 @@ export function toPathSegment(value: string | number): string {
 	return encodeURIComponent(String(value));
 }
 
-export interface QueryRule {
+interface QueryRule {
 	field: string;
 	options?: INodePropertyOptions[];
 }
@@ -136,7 +137,7 @@ export function checkQuery(context: NodeContext, qs: Record<string, unknown>, ru
 	for (const [key, value] of Object.entries(qs)) {
 		const rule = rules[key];
 		if (rule === undefined) continue;
-		if (rule.options) qs[key] = parseOption(context, rule.field, value, rule.options);
+		if (rule.options) qs[key] = parseOption(context, { field: rule.field, options: rule.options }, value);
 		else if (typeof value === 'number') qs[key] = String(value);
 		else if (typeof value !== 'string') failInput(context, `${rule.field} must be text; got ${quoted(value)}`);
 	}

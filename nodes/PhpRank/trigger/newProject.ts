@@ -1,7 +1,8 @@
 import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
-import { listSubject } from '../shared/errors';
+import { listTarget } from '../shared/errors';
 import { shapeProject } from '../shared/items';
 import { readNewestPage, scanNewestFirst } from './scan';
+import type { PolledList } from './scan';
 
 /** The trigger's place, kept in the workflow's static data. */
 interface NewProjectState {
@@ -16,10 +17,10 @@ const QUERY: IDataObject = { sort_by: 'created_at', sort: 'desc' };
 const createdAt = (project: IDataObject) => String(project.created_at);
 
 export async function pollNewProjects(context: IPollFunctions): Promise<INodeExecutionData[][] | null> {
-	const subject = listSubject('project');
+	const list: PolledList = { path: '/projects', query: QUERY, target: listTarget('project') };
 	const state = context.getWorkflowStaticData('node') as NewProjectState;
 	if (context.getMode() === 'manual' || state.lastProjectCreatedAt === undefined) {
-		const newest = (await readNewestPage(context, '/projects', QUERY, subject, 1, 10)).records;
+		const newest = (await readNewestPage(context, list, { page: 1, perPage: 10 })).records;
 		if (context.getMode() === 'manual') return newest.length ? [[{ json: shapeProject(newest[0]) }]] : null;
 		// Activation starts from here: history is not replayed.
 		state.lastProjectCreatedAt = newest.length ? createdAt(newest[0]) : '';
@@ -30,7 +31,7 @@ export async function pollNewProjects(context: IPollFunctions): Promise<INodeExe
 	}
 	const last = state.lastProjectCreatedAt;
 	const namesThen = state.projectsCreatedThen ?? [];
-	const fresh = await scanNewestFirst(context, '/projects', QUERY, subject, {
+	const fresh = await scanNewestFirst(context, list, {
 		isSeen: (project) =>
 			createdAt(project) < last || (createdAt(project) === last && namesThen.includes(String(project.project))),
 		isOlder: (project) => createdAt(project) < last,

@@ -1,12 +1,13 @@
 import type { IDataObject, INodeExecutionData, INodeProperties, IPollFunctions } from 'n8n-workflow';
 import { CREDENTIAL_TYPE } from '../../../credentials/PhpRankApi.credentials';
 import { gradeFilter, projectFilter } from '../shared/descriptions';
-import { listSubject } from '../shared/errors';
+import { listTarget } from '../shared/errors';
 import { GRADE_OPTIONS } from '../shared/grade';
 import { shapeReport } from '../shared/items';
 import { asItem, siteUrl } from '../shared/transport';
 import { parseOption } from '../shared/validation';
 import { readNewestPage, scanNewestFirst } from './scan';
+import type { PolledList } from './scan';
 
 const showOnlyForNewReport = { event: ['newReport'] };
 
@@ -36,7 +37,7 @@ function reportQuery(context: IPollFunctions): IDataObject {
 	const filters = context.getNodeParameter('filters', {}) as IDataObject;
 	const query: IDataObject = { sort_by: 'id', sort: 'desc' };
 	if (filters.grade !== undefined && filters.grade !== '') {
-		query.result = parseOption(asItem(context), 'Grade', filters.grade, GRADE_OPTIONS);
+		query.result = parseOption(asItem(context), { field: 'Grade', options: GRADE_OPTIONS }, filters.grade);
 	}
 	const project = projectName(filters.project);
 	if (project !== '') query.project = project;
@@ -47,11 +48,10 @@ function reportQuery(context: IPollFunctions): IDataObject {
 export async function pollNewReports(context: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 	const site = siteUrl((await context.getCredentials(CREDENTIAL_TYPE)).baseUrl);
 	const toItem = (report: IDataObject): INodeExecutionData => ({ json: shapeReport(report, { omitResults: false, site }) });
-	const query = reportQuery(context);
-	const subject = listSubject('report');
+	const list: PolledList = { path: '/reports', query: reportQuery(context), target: listTarget('report') };
 	const state = context.getWorkflowStaticData('node') as NewReportState;
 	if (context.getMode() === 'manual' || state.lastReportId === undefined) {
-		const [latest] = (await readNewestPage(context, '/reports', query, subject, 1, 10)).records;
+		const [latest] = (await readNewestPage(context, list, { page: 1, perPage: 10 })).records;
 		if (context.getMode() === 'manual') return latest ? [[toItem(latest)]] : null;
 		// Activation starts from here: history is not replayed.
 		state.lastReportId = latest ? Number(latest.id) : 0;
@@ -59,7 +59,7 @@ export async function pollNewReports(context: IPollFunctions): Promise<INodeExec
 	}
 	const lastReportId = state.lastReportId;
 	const seen = (report: IDataObject) => Number(report.id) <= lastReportId;
-	const fresh = await scanNewestFirst(context, '/reports', query, subject, {
+	const fresh = await scanNewestFirst(context, list, {
 		isSeen: seen,
 		isOlder: seen,
 		keyOf: (report) => String(report.id),

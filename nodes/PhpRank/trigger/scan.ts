@@ -1,31 +1,28 @@
 import { NodeApiError } from 'n8n-workflow';
 import type { IDataObject, IPollFunctions, JsonObject } from 'n8n-workflow';
 import { unexpectedAnswer } from '../shared/errors';
-import type { RequestSubject } from '../shared/errors';
 import { nodeForErrors } from '../shared/secrets';
 import { asItem, readPageOutsideRun } from '../shared/transport';
-import type { Page } from '../shared/transport';
+import type { ListPageRequest, Page } from '../shared/transport';
 
 const PAGE_SIZE = 25;
 const SCAN_ATTEMPTS = 3;
 // A poll is not an item: it may wait out a 429 up to a minute, the window phpRank's limit counts in.
 const POLL_RATE_LIMIT_WAIT_SECONDS = 60;
 
-export type ListPath = '/reports' | '/projects';
+/** The list a poll reads: its path and query, and what its errors name. */
+export type PolledList = Pick<ListPageRequest, 'path' | 'query' | 'target'>;
 
 export async function readNewestPage(
 	context: IPollFunctions,
-	path: ListPath,
-	query: IDataObject,
-	subject: RequestSubject,
-	page = 1,
-	perPage = PAGE_SIZE,
+	list: PolledList,
+	{ page = 1, perPage = PAGE_SIZE }: { page?: number; perPage?: number } = {},
 ): Promise<Page> {
-	return await readPageOutsideRun(context, path, query, subject, POLL_RATE_LIMIT_WAIT_SECONDS, page, perPage);
+	return await readPageOutsideRun(context, { ...list, page, perPage, maxWaitSeconds: POLL_RATE_LIMIT_WAIT_SECONDS });
 }
 
-/** Where the trigger stands: what it has emitted so far. */
-export interface Watermark {
+/** Where the trigger stands, from its place in the workflow's static data: what it has emitted so far. */
+interface LastSeen {
 	/** Whether a record was emitted before (or is older than anything that was). */
 	isSeen: (record: IDataObject) => boolean;
 	/** Whether a record is older than the newest one seen: no record after it in the list is new. */
@@ -34,24 +31,18 @@ export interface Watermark {
 }
 
 /**
- * The records newer than the watermark, newest first, read page by page until an older one.
+ * The records newer than the last one seen, newest first, read page by page until an older one.
  * A record deleted while the pages are read shifts later pages back by one and could hide a
  * record, so the scan starts again when the list shrank; records created meanwhile only repeat one,
- * which the watermark's key removes.
+ * which its key removes.
  */
-export async function scanNewestFirst(
-	context: IPollFunctions,
-	path: ListPath,
-	query: IDataObject,
-	subject: RequestSubject,
-	watermark: Watermark,
-): Promise<IDataObject[]> {
+export async function scanNewestFirst(context: IPollFunctions, list: PolledList, lastSeen: LastSeen): Promise<IDataObject[]> {
 	for (let attempt = 1; attempt <= SCAN_ATTEMPTS; attempt++) {
 		const fresh = new Map<string, IDataObject>();
 		let firstTotal: number | undefined;
 		let shrank = false;
 		for (let pageNumber = 1; ; pageNumber++) {
-			const page = await readNewestPage(context, path, query, subject, pageNumber);
+			const page = await readNewestPage(context, list, { page: pageNumber });
 			if (page.total === undefined) throw unexpectedAnswer(asItem(context), 'total in the page\'s "meta"');
 			firstTotal ??= page.total;
 			if (page.total < firstTotal) {
@@ -59,15 +50,15 @@ export async function scanNewestFirst(
 				break;
 			}
 			for (const record of page.records) {
-				if (!watermark.isSeen(record) && !fresh.has(watermark.keyOf(record))) fresh.set(watermark.keyOf(record), record);
+				if (!lastSeen.isSeen(record) && !fresh.has(lastSeen.keyOf(record))) fresh.set(lastSeen.keyOf(record), record);
 			}
-			const reachedOlder = page.records.some(watermark.isOlder);
+			const reachedOlder = page.records.some(lastSeen.isOlder);
 			if (reachedOlder || page.currentPage >= page.lastPage || page.records.length === 0) break;
 		}
 		if (!shrank) return [...fresh.values()];
 	}
 	throw new NodeApiError(nodeForErrors(context.getNode()), {} as JsonObject, {
-		message: `${subject.name} kept shrinking while it was read`,
+		message: `${list.target.name} kept shrinking while it was read`,
 		description: `Records were deleted during each of ${SCAN_ATTEMPTS} reads; nothing was emitted, and the next poll reads again.`,
 	});
 }

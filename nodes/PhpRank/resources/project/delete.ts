@@ -26,9 +26,7 @@ export const projectDeleteOperation = operation(
 		action: 'Delete a project by name',
 		description: 'Delete a project',
 	},
-	{ method: 'DELETE' },
-	returnDeletion,
-	[setProjectPath],
+	{ request: { method: 'DELETE' }, run: returnDeletion, preSend: [setProjectPath] },
 );
 
 export const projectDeleteForAgents = 'Delete one phpRank project and every report in it, by the project name (such as example.com). Returns deleted (true) and the name as id.';

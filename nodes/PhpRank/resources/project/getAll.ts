@@ -14,7 +14,7 @@ export const projectGetManyDescription = updateDisplayOptions(
 	[filtersCollection(searchFields(PROJECT_SEARCH_BY_OPTIONS, 'projects whose name'))],
 );
 
-export async function validateProjectListQuery(
+async function validateProjectListQuery(
 	this: IExecuteSingleFunctions,
 	requestOptions: IHttpRequestOptions,
 ): Promise<IHttpRequestOptions> {
@@ -29,11 +29,13 @@ export const projectGetManyOperation = operation(
 		action: 'Get many projects',
 		description: 'Get many projects',
 	},
-	{ method: 'GET', url: '/projects' },
-	async function readProjects(requestData) {
-		return await readList(this, requestData, shapeProject);
+	{
+		request: { method: 'GET', url: '/projects' },
+		run: async function readProjects(requestData) {
+			return await readList(this, requestData, shapeProject);
+		},
+		preSend: [validateProjectListQuery],
 	},
-	[validateProjectListQuery],
 );
 
 export const projectGetManyForAgents = 'List phpRank projects. A project groups the reports of one host and has only a name, such as example.com: the name that deleting a project takes and the report list filters by. Returns one item per project: project (the name), reports (how many), result (the sum of their scores), averageResult (their average SEO score, 0 to 100) and grade (good, decent or bad).';

@@ -1,22 +1,22 @@
 import type {
 	IDataObject,
 	IExecutePaginationFunctions,
-	NodeApiError,
 	IExecuteSingleFunctions,
 	IHttpRequestOptions,
 	INodeExecutionData,
 	INodeProperties,
 } from 'n8n-workflow';
 import { passwordField, privacyField, REPORT_ITEM_FOR_AGENTS } from '../../shared/descriptions';
-import { gotNoAnswer } from '../../shared/errors';
+import { UnansweredRequestError } from '../../shared/errors';
 import { previousScoreOf, recordOf, shapeReport, toItems } from '../../shared/items';
 import { oneAtATime } from '../../shared/oneAtATime';
-import { operation, planOf, reportShapeOf, runOptionsOf, send } from '../../shared/operations';
-import type { RequestData, RunOptions } from '../../shared/operations';
+import { itemRequest, operation, reportShapeOf, runOptionsOf } from '../../shared/operations';
+import type { RequestData } from '../../shared/operations';
 import { reportAddressOf } from '../../shared/reportUrl';
 import type { ReportAddress } from '../../shared/reportUrl';
 import { relatedRequest } from '../../shared/requests';
 import { analysisTimeMs, FORM_HEADERS, sendRequest, serverOf } from '../../shared/transport';
+import type { PhpRankRequest } from '../../shared/transport';
 import { pauseUntil } from '../../shared/rateLimit';
 import { updateDisplayOptions } from '../../shared/displayOptions';
 import { failInput, parseHttpUrl, parseOption, quoted, requirePassword, toPathSegment } from '../../shared/validation';
@@ -54,8 +54,7 @@ const properties: INodeProperties[] = [
 		description: 'What to do when phpRank already holds a report of this URL',
 		hint: 'Return or Re-Analyze the Existing Report make re-runs create nothing twice. URLs are compared as phpRank writes them; Privacy and Password apply only to a created report.',
 	},
-	// Read where the body is built rather than sent by n8n's routing, which evaluates a routed parameter
-	// once more in each of its two passes over the properties, for every item.
+	// Read where the body is built rather than routed: a routed parameter is evaluated again for every item.
 	privacyField(),
 	// Not `required`: n8n would then demand it whenever Privacy is an expression, even one giving 0 or 1.
 	// buildReportCreate requires it when the privacy turns out to be Password.
@@ -73,8 +72,8 @@ interface Outcome {
 
 const isCancelled = (context: IExecutePaginationFunctions) => context.getExecutionCancelSignal?.()?.aborted === true;
 
-async function createOnce(context: IExecutePaginationFunctions, requestData: RequestData, runOptions: RunOptions): Promise<IDataObject> {
-	return recordOf(context, await send(context, requestData, runOptions));
+async function createOnce(context: IExecutePaginationFunctions, request: PhpRankRequest): Promise<IDataObject> {
+	return recordOf(context, await sendRequest(context, request));
 }
 
 const SENT_AGAIN_UNANSWERED =
@@ -84,58 +83,47 @@ const SENT_AGAIN_UNANSWERED =
  * A create whose answer never came may or may not have been carried out. phpRank is asked: the report
  * it holds is this create's; without one, the create is sent once more, and only once.
  */
-async function createSettled(
+async function createCheckingUnanswered(
 	context: IExecutePaginationFunctions,
-	requestData: RequestData,
-	runOptions: RunOptions,
+	request: PhpRankRequest,
 	address: ReportAddress,
 ): Promise<IDataObject> {
-	const answered = await createOnce(context, requestData, runOptions).catch((error: unknown) => {
-		if (gotNoAnswer(error) && !isCancelled(context)) return undefined;
+	const answered = await createOnce(context, request).catch((error: unknown) => {
+		if (error instanceof UnansweredRequestError && !isCancelled(context)) return undefined;
 		throw error;
 	});
 	if (answered !== undefined) return answered;
 	// phpRank may still be analyzing the page: give it the time an analysis takes before looking.
 	await pauseUntil(Date.now() + analysisTimeMs(context), () => isCancelled(context));
-	const created = await findReport(context, requestData, runOptions, address);
+	const created = await findReport(context, request, address);
 	if (created !== undefined) return created;
-	return await createOnce(context, requestData, runOptions).catch((error: unknown) => {
-		if (gotNoAnswer(error)) (error as NodeApiError).description = SENT_AGAIN_UNANSWERED;
+	return await createOnce(context, request).catch((error: unknown) => {
+		if (error instanceof UnansweredRequestError) error.description = SENT_AGAIN_UNANSWERED;
 		throw error;
 	});
 }
 
-async function reanalyze(
-	context: IExecutePaginationFunctions,
-	requestData: RequestData,
-	runOptions: RunOptions,
-	existing: IDataObject,
-): Promise<Outcome> {
-	const options = relatedRequest(requestData.options, {
+async function reanalyze(context: IExecutePaginationFunctions, request: PhpRankRequest, existing: IDataObject): Promise<Outcome> {
+	const options = relatedRequest(request.options, {
 		method: 'PUT',
 		url: `/reports/${toPathSegment(String(existing.id))}`,
 		body: { results: 1 },
 	});
-	const subject = { name: `Report ${String(existing.id)}`, operation: 'update' };
-	const body = await sendRequest(context, { ...planOf(context, requestData, runOptions, options), subjectOf: () => subject });
+	const target = { name: `Report ${String(existing.id)}`, operation: 'update' };
+	const body = await sendRequest(context, { ...request, options, targetOf: () => target });
 	const record = recordOf(context, body);
 	return { record, additions: { outcome: CREATE_OUTCOME.reanalyzed, ...previousScoreOf(existing, record) } };
 }
 
-async function createUnlessExists(
-	context: IExecutePaginationFunctions,
-	requestData: RequestData,
-	runOptions: RunOptions,
-	choice: IfReportExists,
-): Promise<Outcome> {
-	const address = reportAddressOf(String((requestData.options.body as IDataObject).url));
+async function createUnlessExists(context: IExecutePaginationFunctions, request: PhpRankRequest, choice: IfReportExists): Promise<Outcome> {
+	const address = reportAddressOf(String((request.options.body as IDataObject).url));
 	// Rows of one run with the same URL go one after another, so that the later ones find the first one's report.
 	return await oneAtATime(`${serverOf(context)}\n${address.url}`, async () => {
-		const existing = await findReport(context, requestData, runOptions, address);
+		const existing = await findReport(context, request, address);
 		if (existing === undefined) {
-			return { record: await createSettled(context, requestData, runOptions, address), additions: { outcome: CREATE_OUTCOME.created } };
+			return { record: await createCheckingUnanswered(context, request, address), additions: { outcome: CREATE_OUTCOME.created } };
 		}
-		if (choice === IF_REPORT_EXISTS.reanalyzeExisting) return await reanalyze(context, requestData, runOptions, existing);
+		if (choice === IF_REPORT_EXISTS.reanalyzeExisting) return await reanalyze(context, request, existing);
 		return { record: existing, additions: { outcome: CREATE_OUTCOME.existing } };
 	});
 }
@@ -157,10 +145,11 @@ function parseIfReportExists(context: IExecutePaginationFunctions, value: unknow
 async function createReport(this: IExecutePaginationFunctions, requestData: RequestData): Promise<INodeExecutionData[]> {
 	const runOptions = runOptionsOf(this);
 	const choice = parseIfReportExists(this, this.getNodeParameter('ifReportExists', IF_REPORT_EXISTS.createAnother));
+	const request = itemRequest(this, requestData.options, runOptions);
 	const { record, additions } =
 		choice === IF_REPORT_EXISTS.createAnother
-			? { record: await createOnce(this, requestData, runOptions), additions: { outcome: CREATE_OUTCOME.created } }
-			: await createUnlessExists(this, requestData, runOptions, choice);
+			? { record: await createOnce(this, request), additions: { outcome: CREATE_OUTCOME.created } }
+			: await createUnlessExists(this, request, choice);
 	const shape = await reportShapeOf(this, runOptions);
 	return toItems(this, [record], (report) => shapeReport(report, shape, additions));
 }
@@ -172,20 +161,18 @@ export const reportCreateOperation = operation(
 		action: 'Create a report for a URL',
 		description: 'Create a report',
 	},
-	{ method: 'POST', url: '/reports', headers: FORM_HEADERS },
-	createReport,
-	[buildReportCreate],
+	{ request: { method: 'POST', url: '/reports', headers: FORM_HEADERS }, run: createReport, preSend: [buildReportCreate] },
 );
 
 export const reportCreateDescription = updateDisplayOptions({ show: showOnlyForReportCreate }, properties);
 
-export async function buildReportCreate(
+async function buildReportCreate(
 	this: IExecuteSingleFunctions,
 	requestOptions: IHttpRequestOptions,
 ): Promise<IHttpRequestOptions> {
 	const body: IDataObject = {
 		url: parseHttpUrl(this, 'URL', this.getNodeParameter('url', '')),
-		privacy: parseOption(this, 'Privacy', this.getNodeParameter('privacy', PRIVACY.public), PRIVACY_OPTIONS),
+		privacy: parseOption(this, { field: 'Privacy', options: PRIVACY_OPTIONS }, this.getNodeParameter('privacy', PRIVACY.public)),
 	};
 	if (body.privacy === PRIVACY.password) body.password = requirePassword(this, this.getNodeParameter('password', ''));
 	return { ...requestOptions, body };

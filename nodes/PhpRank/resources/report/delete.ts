@@ -3,9 +3,7 @@ import { setReportPath } from '../../shared/paths';
 
 export const reportDeleteOperation = operation(
 	{ name: 'Delete', value: 'delete', action: 'Delete a report by ID', description: 'Delete a report' },
-	{ method: 'DELETE' },
-	returnDeletion,
-	[setReportPath],
+	{ request: { method: 'DELETE' }, run: returnDeletion, preSend: [setReportPath] },
 );
 
 export const reportDeleteForAgents = 'Delete one phpRank SEO report by its numeric report ID. Returns deleted (true) and the id.';

@@ -1,10 +1,10 @@
 import type { IDataObject, IExecutePaginationFunctions } from 'n8n-workflow';
-import { listSubject } from '../../shared/errors';
-import type { RequestData, RunOptions } from '../../shared/operations';
+import { listTarget } from '../../shared/errors';
 import { relatedRequest } from '../../shared/requests';
 import { hasAddress } from '../../shared/reportUrl';
 import type { ReportAddress } from '../../shared/reportUrl';
 import { readPage } from '../../shared/transport';
+import type { PhpRankRequest } from '../../shared/transport';
 import { LARGEST_PAGE_SIZE } from '../../shared/values';
 
 function newest(reports: IDataObject[]): IDataObject {
@@ -20,18 +20,17 @@ function newest(reports: IDataObject[]): IDataObject {
  */
 export async function findReport(
 	context: IExecutePaginationFunctions,
-	requestData: RequestData,
-	{ maxWaitSeconds }: RunOptions,
+	request: PhpRankRequest,
 	address: ReportAddress,
 ): Promise<IDataObject | undefined> {
-	const options = relatedRequest(requestData.options, {
+	const options = relatedRequest(request.options, {
 		method: 'GET',
 		url: '/reports',
 		qs: { search: address.url, search_by: 'url', project: address.project, sort_by: 'url', sort: 'asc' },
 	});
-	const plan = { options, subjectOf: () => listSubject('report'), maxWaitSeconds };
-	for (let number = 1; ; number++) {
-		const page = await readPage(context, plan, number, LARGEST_PAGE_SIZE);
+	const lookup = { ...request, options, targetOf: () => listTarget('report') };
+	for (let pageNumber = 1; ; pageNumber++) {
+		const page = await readPage(context, lookup, { page: pageNumber, perPage: LARGEST_PAGE_SIZE });
 		const matches = page.records.filter((report) => hasAddress(report, address));
 		if (matches.length > 0) return newest(matches);
 		if (page.records.length < LARGEST_PAGE_SIZE || page.number >= page.lastPage) return undefined;

@@ -9,9 +9,7 @@ export const reportGetOperation = operation(
 		action: 'Get a report by ID',
 		description: 'Get a report',
 	},
-	{ method: 'GET' },
-	returnReport,
-	[setReportPath],
+	{ request: { method: 'GET' }, run: returnReport, preSend: [setReportPath] },
 );
 
 export const reportGetForAgents = `Get one phpRank SEO report by its numeric report ID (the id that creating or listing reports returns). Returns the report: ${REPORT_ITEM_FOR_AGENTS}.`;

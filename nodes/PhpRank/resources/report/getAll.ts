@@ -19,7 +19,7 @@ const reportFilters: INodeProperties[] = [
 
 export const reportGetManyDescription = updateDisplayOptions({ show: showOnlyForReportGetMany }, [filtersCollection(reportFilters)]);
 
-export async function validateReportListQuery(
+async function validateReportListQuery(
 	this: IExecuteSingleFunctions,
 	requestOptions: IHttpRequestOptions,
 ): Promise<IHttpRequestOptions> {
@@ -40,12 +40,14 @@ export const reportGetManyOperation = operation(
 		action: 'Get many reports',
 		description: 'Get many reports',
 	},
-	{ method: 'GET', url: '/reports' },
-	async function readReports(requestData) {
-		const site = await siteOf(this);
-		return await readList(this, requestData, (record, { omitResults }) => shapeReport(record, { omitResults, site }));
+	{
+		request: { method: 'GET', url: '/reports' },
+		run: async function readReports(requestData) {
+			const site = await siteOf(this);
+			return await readList(this, requestData, (record, { omitResults }) => shapeReport(record, { omitResults, site }));
+		},
+		preSend: [validateReportListQuery],
 	},
-	[validateReportListQuery],
 );
 
 export const reportGetManyForAgents = `List phpRank SEO reports, newest first; they can be filtered by grade (good, decent, bad), by project name and by a search in their URL. Returns one item per report: id (the report ID the other phpRank report tools take), ${REPORT_ITEM_FOR_AGENTS}.`;

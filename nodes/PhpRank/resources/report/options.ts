@@ -2,7 +2,7 @@ import type { INodeProperties } from 'n8n-workflow';
 import { forOperations, listOptions, omitResultsOption, optionsCollection } from '../../shared/descriptions';
 import { REPORT_SORT_BY_OPTIONS } from '../../shared/values';
 
-// One Options collection for every report operation: n8n walks each declared property for every item, shown or not.
+// One Options collection for every report operation: every declared property costs each item, shown or not.
 export const reportOptions: INodeProperties = {
 	...optionsCollection([
 		...forOperations(['getAll'], listOptions(REPORT_SORT_BY_OPTIONS)),

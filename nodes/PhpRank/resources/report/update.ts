@@ -9,7 +9,7 @@ import type {
 import { passwordField, privacyField, REPORT_ITEM_FOR_AGENTS } from '../../shared/descriptions';
 import { updateDisplayOptions } from '../../shared/displayOptions';
 import { previousScoreOf, recordOf, shapeReport, toItems } from '../../shared/items';
-import { operation, reportShapeOf, runOptionsOf, send } from '../../shared/operations';
+import { operation, reportShapeOf, runOptionsOf, sendItemRequest } from '../../shared/operations';
 import type { RequestData } from '../../shared/operations';
 import { relatedRequest } from '../../shared/requests';
 import { setReportPath } from '../../shared/paths';
@@ -54,9 +54,9 @@ async function updateReport(this: IExecutePaginationFunctions, requestData: Requ
 	const reanalyzes = (requestData.options.body as IDataObject).results === 1;
 	const previous =
 		addPreviousScore && reanalyzes
-			? recordOf(this, await send(this, requestData, runOptions, relatedRequest(requestData.options, { method: 'GET', url: String(requestData.options.url) })))
+			? recordOf(this, await sendItemRequest(this, relatedRequest(requestData.options, { method: 'GET', url: String(requestData.options.url) }), runOptions))
 			: undefined;
-	const record = recordOf(this, await send(this, requestData, runOptions));
+	const record = recordOf(this, await sendItemRequest(this, requestData.options, runOptions));
 	const additions = addPreviousScore ? previousScoreOf(previous ?? record, record) : {};
 	const shape = await reportShapeOf(this, runOptions);
 	return toItems(this, [record], (report) => shapeReport(report, shape, additions));
@@ -69,14 +69,12 @@ export const reportUpdateOperation = operation(
 		action: 'Update a report by ID',
 		description: 'Update a report',
 	},
-	{ method: 'PUT', headers: FORM_HEADERS },
-	updateReport,
-	[setReportPath, validateReportUpdate],
+	{ request: { method: 'PUT', headers: FORM_HEADERS }, run: updateReport, preSend: [setReportPath, validateReportUpdate] },
 );
 
 export const reportUpdateDescription = updateDisplayOptions({ show: showOnlyForReportUpdate }, properties);
 
-export async function validateReportUpdate(
+async function validateReportUpdate(
 	this: IExecuteSingleFunctions,
 	requestOptions: IHttpRequestOptions,
 ): Promise<IHttpRequestOptions> {
@@ -84,7 +82,7 @@ export async function validateReportUpdate(
 	if (Object.keys(body).length === 0) {
 		failInput(this, 'Update Fields is empty: add Privacy, Password or Re-Analyze');
 	}
-	if (body.privacy !== undefined) body.privacy = parseOption(this, 'Privacy', body.privacy, PRIVACY_OPTIONS);
+	if (body.privacy !== undefined) body.privacy = parseOption(this, { field: 'Privacy', options: PRIVACY_OPTIONS }, body.privacy);
 	if (body.privacy === PRIVACY.password) {
 		body.password = requirePassword(this, body.password);
 	} else if (body.password !== undefined) {
