@@ -50,20 +50,22 @@ export async function pauseUntil(time: number, isCancelled: () => boolean): Prom
 }
 
 /**
- * How many requests one phpRank server works on at once. A create is analyzed while the client waits, by a
- * few PHP workers; requests beyond them queue in front of PHP until a proxy gives up (504). The limit is learnt
- * as TCP Vegas learns a window: latency above the quickest answer of the same kind is time spent queued, so it
- * grows while latency stays flat and shrinks when it climbs.
+ * How many analyses (creates and re-analyses) one phpRank server works on at once. phpRank analyzes a page while
+ * the client waits, with a few PHP workers; requests beyond them queue in front of PHP until a proxy gives up (504).
+ * Reads take a worker for milliseconds and are not limited. The limit is learnt as TCP Vegas learns a window:
+ * latency above the quickest analysis is time spent queued, so it grows while latency stays flat and shrinks when
+ * it climbs.
  */
 class ConcurrencyLimit {
 	limit = 1;
 
-	private readonly quickestMs = new Map<string, number>();
+	/** The quickest analysis seen: its time at the server without a queue. */
+	quickestMs = 0;
 
-	/** An answer of this kind came `ms` after its request left, with `inFlight` requests (itself included) out. */
-	answered(kind: string, ms: number, inFlight: number): void {
-		const quickest = Math.min(ms, this.quickestMs.get(kind) ?? ms);
-		this.quickestMs.set(kind, quickest);
+	/** An analysis was answered `ms` after it was sent, with `inFlight` analyses (itself included) out. */
+	answered(ms: number, inFlight: number): void {
+		const quickest = this.quickestMs === 0 ? ms : Math.min(ms, this.quickestMs);
+		this.quickestMs = quickest;
 		const queued = (this.limit * Math.max(0, ms - quickest - LATENCY_NOISE_MS)) / ms;
 		// Only a limit that was used is known to be safe to raise.
 		if (queued < 1 && inFlight * 2 >= this.limit) this.limit++;
@@ -73,11 +75,6 @@ class ConcurrencyLimit {
 	/** A proxy answered in phpRank's place: the server is overloaded or down. */
 	overloaded(): void {
 		this.limit = Math.max(1, Math.floor(this.limit / 2));
-	}
-
-	/** The quickest answer of this kind seen: its time at the server without queueing. */
-	quickest(kind: string): number {
-		return this.quickestMs.get(kind) ?? 0;
 	}
 }
 
@@ -100,14 +97,21 @@ class RateGate {
 
 	private inFlight = 0;
 
+	private analysesInFlight = 0;
+
 	private requestsSent = 0;
 
 	private newestApplied = 0;
 
-	private waiters: Array<() => void> = [];
+	/**
+	 * Requests waiting to be sent, first come first, analyses apart: each wakes its request, or says that its wait
+	 * had ended already. An answer frees one analysis's place, and waking every waiting analysis for it would cost
+	 * each of them a turn.
+	 */
+	private readonly waiters = { analyses: [] as Array<() => boolean>, others: [] as Array<() => boolean> };
 
 	/** Resolves when a request may be sent. A cancelled execution stops waiting: n8n aborts its requests. */
-	async waitToSend(control: WaitControl): Promise<WaitOutcome> {
+	async waitToSend(control: WaitControl, analyzes: boolean): Promise<WaitOutcome> {
 		for (;;) {
 			const now = Date.now();
 			if (control.isCancelled()) break;
@@ -119,22 +123,27 @@ class RateGate {
 				continue;
 			}
 			const underRateLimit = !control.waitsForRateLimit || this.mayRelease();
-			if (underRateLimit && this.inFlight < this.concurrency.limit) break;
+			if (underRateLimit && (!analyzes || this.analysesInFlight < this.concurrency.limit)) break;
 			// A full server is waited for without a deadline: its answers free places.
 			if (!underRateLimit && now >= control.deadline) return { waitBeyondDeadlineSeconds: 0 };
-			await this.nextChange(control);
+			await this.nextChange(control, analyzes ? this.waiters.analyses : this.waiters.others);
 		}
 		this.inFlight++;
+		if (analyzes) this.analysesInFlight++;
 		return { requestNumber: ++this.requestsSent };
 	}
 
 	/** Records a request's answer: its rate-limit headers and how long it took (a failed connection has neither). */
-	recordResponse(requestNumber: number, answer?: { response: IN8nHttpFullResponse; kind: string; ms: number }): void {
+	recordResponse(request: { number: number; analyzes: boolean }, answer?: { response: IN8nHttpFullResponse; ms: number }): void {
 		const byProxy = answer !== undefined && answeredByProxy(answer.response);
 		if (byProxy) this.concurrency.overloaded();
 		// Only a success is known to have done the whole work: a 429 or a refusal answers at once.
-		else if (answer !== undefined && answer.response.statusCode < 300) this.concurrency.answered(answer.kind, answer.ms, this.inFlight);
+		else if (request.analyzes && answer !== undefined && answer.response.statusCode < 300) {
+			this.concurrency.answered(answer.ms, this.analysesInFlight);
+		}
 		this.inFlight--;
+		if (request.analyzes) this.analysesInFlight--;
+		const requestNumber = request.number;
 		const headers = answer?.response.headers as IDataObject | undefined;
 		if (headers !== undefined && !byProxy && requestNumber > this.newestApplied) {
 			this.newestApplied = requestNumber;
@@ -142,7 +151,8 @@ class RateGate {
 			this.windowSize = header(headers, 'x-ratelimit-limit') ?? this.windowSize;
 			this.remaining = header(headers, 'x-ratelimit-remaining');
 		}
-		this.wakeWaiters();
+		wake(this.waiters.others);
+		wake(this.waiters.analyses, Math.max(1, this.concurrency.limit - this.analysesInFlight));
 	}
 
 	/**
@@ -169,17 +179,32 @@ class RateGate {
 		return this.remaining - this.inFlight > 0 || this.inFlight === 0;
 	}
 
-	private async nextChange(control: WaitControl): Promise<void> {
-		await Promise.race([
-			new Promise<void>((resolve) => this.waiters.push(resolve)),
-			pauseUntil(Math.min(control.deadline, Date.now() + WAIT_SLICE_MS), control.isCancelled),
-		]);
+	/** Until a change may let the request go, or a slice of time passed: a cancelled execution or a deadline is seen. */
+	private async nextChange(control: WaitControl, queue: Array<() => boolean>): Promise<void> {
+		await new Promise<void>((resolve) => {
+			let waiting = true;
+			const wakeUp = () => {
+				if (!waiting) return false;
+				waiting = false;
+				resolve();
+				return true;
+			};
+			queue.push(wakeUp);
+			void sleep(Math.max(0, Math.min(control.deadline, Date.now() + WAIT_SLICE_MS) - Date.now())).then(wakeUp);
+		});
 	}
 
 	private wakeWaiters(): void {
-		const waiters = this.waiters;
-		this.waiters = [];
-		for (const wake of waiters) wake();
+		wake(this.waiters.others);
+		wake(this.waiters.analyses);
+	}
+}
+
+/** Wakes up to `count` waiting requests, first come first. */
+function wake(queue: Array<() => boolean>, count = Infinity): void {
+	let woken = 0;
+	while (woken < count && queue.length > 0) {
+		if (queue.shift()!()) woken++;
 	}
 }
 
@@ -197,8 +222,8 @@ export function rateGateFor(server: string): RateGate {
 interface LimitOptions {
 	/** The phpRank server: items and executions that talk to the same one share its limits. */
 	server: string;
-	/** What the request does, for its latency to be compared with that of its kind: a create takes seconds, a read not. */
-	kind: string;
+	/** Whether the request has phpRank analyze a page (a create, a re-analysis): seconds of a PHP worker. */
+	analyzes: boolean;
 	/** How long the item may wait for the rate limit in all; 0 sends without waiting for it and fails on a 429. */
 	maxWaitSeconds: number;
 	isCancelled: () => boolean;
@@ -212,19 +237,20 @@ interface LimitOptions {
  */
 export async function sendWithinLimits(
 	sendOnce: () => Promise<IN8nHttpFullResponse>,
-	{ server, kind, maxWaitSeconds, isCancelled, waitTooLong }: LimitOptions,
+	{ server, analyzes, maxWaitSeconds, isCancelled, waitTooLong }: LimitOptions,
 ): Promise<IN8nHttpFullResponse> {
 	const gate = rateGateFor(server);
 	const control = { deadline: Date.now() + maxWaitSeconds * 1000, isCancelled, waitsForRateLimit: maxWaitSeconds > 0 };
 	for (;;) {
-		const waited = await gate.waitToSend(control);
+		const waited = await gate.waitToSend(control, analyzes);
 		if ('waitBeyondDeadlineSeconds' in waited) throw waitTooLong(waited.waitBeyondDeadlineSeconds);
+		const request = { number: waited.requestNumber, analyzes };
 		const sentAt = Date.now();
 		const pending = sendOnce();
 		// A request that got no answer frees its place without news of the server; the caller gets its error.
-		pending.catch(() => gate.recordResponse(waited.requestNumber));
+		pending.catch(() => gate.recordResponse(request));
 		const response = await pending;
-		gate.recordResponse(waited.requestNumber, { response, kind, ms: Date.now() - sentAt });
+		gate.recordResponse(request, { response, ms: Date.now() - sentAt });
 		if (response.statusCode !== 429) return response;
 		const delayMs = retryDelayMs(response.headers as IDataObject);
 		if (!control.waitsForRateLimit || Date.now() + delayMs > control.deadline) throw waitTooLong(Math.ceil(delayMs / 1000));

@@ -75,10 +75,9 @@ export interface PhpRankRequest {
 const READ_ATTEMPTS = 3;
 const FIRST_READ_RETRY_MS = 1000;
 
-/** What a request does, for the limits: a create or a re-analysis keeps a PHP worker busy for seconds, a read does not. */
-function kindOf(options: IHttpRequestOptions): string {
-	const analyzes = options.method === 'POST' || (options.method === 'PUT' && (options.body as IDataObject | undefined)?.results === 1);
-	return analyzes ? 'analysis' : String(options.method ?? 'GET');
+/** Whether phpRank analyzes a page before it answers (a create, a re-analysis): seconds of a PHP worker, a read not. */
+function analyzes(options: IHttpRequestOptions): boolean {
+	return options.method === 'POST' || (options.method === 'PUT' && (options.body as IDataObject | undefined)?.results === 1);
 }
 
 /**
@@ -103,7 +102,7 @@ export async function sendRequest(context: RequestContext, { options, targetOf, 
 	for (let attempt = 1; ; attempt++) {
 		const response = await sendWithinLimits(sendOnce, {
 			server: serverOf(context),
-			kind: kindOf(options),
+			analyzes: analyzes(options),
 			maxWaitSeconds,
 			isCancelled,
 			waitTooLong: (askedSeconds) => rateLimitError(context, targetOf(), { askedSeconds, maxWaitSeconds }),
@@ -118,7 +117,7 @@ export async function sendRequest(context: RequestContext, { options, targetOf, 
 
 /** The quickest a create has been answered by this server: how long an analysis takes without a queue. */
 export function analysisTimeMs(context: Pick<IExecuteSingleFunctions, 'getNode'>): number {
-	return rateGateFor(serverOf(context)).concurrency.quickest('analysis');
+	return rateGateFor(serverOf(context)).concurrency.quickestMs;
 }
 
 export interface Page {
