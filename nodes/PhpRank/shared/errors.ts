@@ -175,6 +175,11 @@ function describeFailure(target: RequestTarget, response: IN8nHttpFullResponse):
 }
 
 /** What a write may have done when a proxy answered in phpRank's place, and how to run it again safely. */
+/** Whether the request has phpRank analyze the report's page again (an update with `results=1`). */
+export function isReanalysis(options: Pick<IHttpRequestOptions, 'method' | 'body'>): boolean {
+	return options.method === 'PUT' && (options.body as IDataObject | undefined)?.results === 1;
+}
+
 function unknownOutcome(target: RequestTarget, options: IHttpRequestOptions, status: string): Failure | undefined {
 	const proxy = `a proxy in front of phpRank answered ${status} in its place`;
 	const why =
@@ -185,7 +190,7 @@ function unknownOutcome(target: RequestTarget, options: IHttpRequestOptions, sta
 			description: `${why} To run this item again without a second report, set If the URL Already Has a Report to Return the Existing Report: the URL is then looked up first.`,
 		};
 	}
-	if (options.method === 'PUT' && (options.body as IDataObject | undefined)?.results === 1) {
+	if (isReanalysis(options)) {
 		return {
 			message: `phpRank may have re-analyzed ${target.name}: ${proxy}`,
 			description: `${why} Running this item again is safe: it analyzes the page once more (the previous score it adds is then this re-analysis's).`,

@@ -7,7 +7,7 @@ import type {
 	IPollFunctions,
 } from 'n8n-workflow';
 import { apiBaseUrl, CREDENTIAL_TYPE } from '../../../credentials/PhpRankApi.credentials';
-import { answerError, answeredByProxy, connectionError, isSuccess, rateLimitError, unexpectedAnswer } from './errors';
+import { answerError, answeredByProxy, connectionError, isReanalysis, isSuccess, rateLimitError, unexpectedAnswer } from './errors';
 import type { RequestTarget } from './errors';
 import { pauseUntil, rateGateFor, sendWithinLimits } from './rateLimit';
 
@@ -77,7 +77,7 @@ const FIRST_READ_RETRY_MS = 1000;
 
 /** Whether phpRank analyzes a page before it answers (a create, a re-analysis): seconds of a PHP worker, a read not. */
 function analyzes(options: IHttpRequestOptions): boolean {
-	return options.method === 'POST' || (options.method === 'PUT' && (options.body as IDataObject | undefined)?.results === 1);
+	return options.method === 'POST' || isReanalysis(options);
 }
 
 /**

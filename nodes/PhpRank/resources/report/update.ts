@@ -8,6 +8,7 @@ import type {
 } from 'n8n-workflow';
 import { passwordField, privacyField, REPORT_ITEM_FOR_AGENTS } from '../../shared/descriptions';
 import { updateDisplayOptions } from '../../shared/displayOptions';
+import { isReanalysis } from '../../shared/errors';
 import { previousScoreOf, recordOf, shapeReport, toItems } from '../../shared/items';
 import { operation, reportShapeOf, runOptionsOf, sendItemRequest } from '../../shared/operations';
 import type { RequestData } from '../../shared/operations';
@@ -51,7 +52,7 @@ const properties: INodeProperties[] = [
 async function updateReport(this: IExecutePaginationFunctions, requestData: RequestData): Promise<INodeExecutionData[]> {
 	const runOptions = runOptionsOf(this);
 	const addPreviousScore = parseBoolean(this, 'Add Previous Score', runOptions.includePreviousScore ?? false);
-	const reanalyzes = (requestData.options.body as IDataObject).results === 1;
+	const reanalyzes = isReanalysis(requestData.options);
 	const previous =
 		addPreviousScore && reanalyzes
 			? recordOf(this, await sendItemRequest(this, relatedRequest(requestData.options, { method: 'GET', url: String(requestData.options.url) }), runOptions))
