@@ -6,7 +6,7 @@ import { projectFields, projectOperations, projectToolDescriptions } from './res
 import { reportFields, reportOperations, reportToolDescriptions } from './resources/report';
 import { MAIN_CONNECTION, returnAllAndLimit } from './shared/descriptions';
 import { updateDisplayOptions } from './shared/displayOptions';
-import { REQUEST_DEFAULTS } from './shared/transport';
+import { REQUEST_DEFAULTS } from './shared/client';
 
 export class PhpRank implements INodeType {
 	description: INodeTypeDescription = {

@@ -1,6 +1,6 @@
 import type { ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
 import { listTarget } from '../shared/errors';
-import { readPageOutsideRun } from '../shared/transport';
+import { PhpRankClient } from '../shared/client';
 
 export async function searchProjects(
 	this: ILoadOptionsFunctions,
@@ -9,14 +9,8 @@ export async function searchProjects(
 ): Promise<INodeListSearchResult> {
 	const query = { ...(filter ? { search: filter, search_by: 'project' } : {}), sort_by: 'project', sort: 'asc' };
 	// The editor does not wait on the rate limit: a 429 shows at once, with the wait phpRank asked for.
-	const page = await readPageOutsideRun(this, {
-		path: '/projects',
-		query,
-		page: Number(paginationToken) || 1,
-		perPage: 100,
-		target: listTarget('project'),
-		maxWaitSeconds: 0,
-	});
+	const client = PhpRankClient.outsideRun(this, { target: listTarget('project'), maxWaitSeconds: 0 });
+	const page = await client.readPage({ url: '/projects', query, page: Number(paginationToken) || 1, perPage: 100 });
 	return {
 		results: page.records.map((project) => ({ name: String(project.project), value: String(project.project) })),
 		paginationToken: page.number < page.lastPage ? String(page.number + 1) : undefined,

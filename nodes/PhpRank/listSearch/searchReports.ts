@@ -1,6 +1,6 @@
 import type { ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
 import { listTarget } from '../shared/errors';
-import { readPageOutsideRun } from '../shared/transport';
+import { PhpRankClient } from '../shared/client';
 
 export async function searchReports(
 	this: ILoadOptionsFunctions,
@@ -9,14 +9,8 @@ export async function searchReports(
 ): Promise<INodeListSearchResult> {
 	const query = filter ? { search: filter, search_by: 'url' } : {};
 	// The editor does not wait on the rate limit: a 429 shows at once, with the wait phpRank asked for.
-	const page = await readPageOutsideRun(this, {
-		path: '/reports',
-		query,
-		page: Number(paginationToken) || 1,
-		perPage: 50,
-		target: listTarget('report'),
-		maxWaitSeconds: 0,
-	});
+	const client = PhpRankClient.outsideRun(this, { target: listTarget('report'), maxWaitSeconds: 0 });
+	const page = await client.readPage({ url: '/reports', query, page: Number(paginationToken) || 1, perPage: 50 });
 	return {
 		results: page.records.map((report) => ({ name: `${String(report.url)} (#${String(report.id)})`, value: String(report.id) })),
 		paginationToken: page.number < page.lastPage ? String(page.number + 1) : undefined,

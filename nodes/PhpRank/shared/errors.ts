@@ -1,5 +1,6 @@
 import { NodeApiError } from 'n8n-workflow';
 import type { IDataObject, IExecuteSingleFunctions, IHttpRequestOptions, IN8nHttpFullResponse, JsonObject } from 'n8n-workflow';
+import { answeredByProxy, isAnalysis, PROXY_STATUSES } from './rateLimit';
 import { nodeForErrors } from './secrets';
 
 export type ErrorContext = Pick<IExecuteSingleFunctions, 'getNode' | 'getItemIndex'>;
@@ -61,18 +62,8 @@ function isJsonObject(body: unknown): body is IDataObject {
 	return typeof body === 'object' && body !== null && !Buffer.isBuffer(body);
 }
 
-const PROXY_STATUSES: Record<number, string> = { 502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Time-out' };
-
 function isHtml(body: unknown): boolean {
 	return typeof body === 'string' && /<html|<!doctype/i.test(body);
-}
-
-/**
- * An answer from a proxy in front of phpRank (nginx, Apache, a load balancer) rather than from phpRank: it says
- * nothing about whether phpRank carried the request out. A 504 leaves PHP working, and the work is stored.
- */
-export function answeredByProxy(response: IN8nHttpFullResponse): boolean {
-	return response.statusCode in PROXY_STATUSES || (response.statusCode >= 500 && isHtml(response.body));
 }
 
 function describeBody(body: unknown): string {
@@ -175,11 +166,6 @@ function describeFailure(target: RequestTarget, response: IN8nHttpFullResponse):
 }
 
 /** What a write may have done when a proxy answered in phpRank's place, and how to run it again safely. */
-/** Whether the request has phpRank analyze the report's page again (an update with `results=1`). */
-export function isReanalysis(options: Pick<IHttpRequestOptions, 'method' | 'body'>): boolean {
-	return options.method === 'PUT' && (options.body as IDataObject | undefined)?.results === 1;
-}
-
 function unknownOutcome(target: RequestTarget, options: IHttpRequestOptions, status: string): Failure | undefined {
 	const proxy = `a proxy in front of phpRank answered ${status} in its place`;
 	const why =
@@ -190,7 +176,7 @@ function unknownOutcome(target: RequestTarget, options: IHttpRequestOptions, sta
 			description: `${why} To run this item again without a second report, set If the URL Already Has a Report to Return the Existing Report: the URL is then looked up first.`,
 		};
 	}
-	if (isReanalysis(options)) {
+	if (isAnalysis(options)) {
 		return {
 			message: `phpRank may have re-analyzed ${target.name}: ${proxy}`,
 			description: `${why} Running this item again is safe: it analyzes the page once more (the previous score it adds is then this re-analysis's).`,
@@ -290,8 +276,4 @@ export function unexpectedAnswer(context: ErrorContext, what: string): NodeApiEr
 		description: WRONG_ADDRESS_HINT,
 		itemIndex: context.getItemIndex(),
 	});
-}
-
-export function isSuccess(response: IN8nHttpFullResponse): boolean {
-	return response.statusCode >= 200 && response.statusCode < 300 && isJsonObject(response.body);
 }

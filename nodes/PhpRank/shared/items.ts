@@ -1,9 +1,10 @@
-import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, IExecutePaginationFunctions, INodeExecutionData } from 'n8n-workflow';
 import type { ErrorContext } from './errors';
 import { unexpectedAnswer } from './errors';
 import { gradeOf, storedScore } from './grade';
+import { parseBoolean } from './validation';
 
-export interface ReportShape {
+interface ReportShape {
 	/** Leaves out `results`: one entry per check, several kilobytes a report. */
 	omitResults: boolean;
 	/** phpRank's web address, the Base URL without /api/v1: a report's page is {site}/reports/{id}. */
@@ -142,13 +143,18 @@ export function shapeProject(record: IDataObject): IDataObject {
 	};
 }
 
-export function toItems(
-	context: ErrorContext,
-	records: IDataObject[],
-	shape: (record: IDataObject) => IDataObject,
-): INodeExecutionData[] {
+/**
+ * How an item's reports are output: Options > Leave Out Per-Check Results, on by default for an AI agent (n8n
+ * gives the tool variant a type name of its own), as every check's entry crowds its context; `site` from the client.
+ */
+export function reportShapeOf(context: IExecutePaginationFunctions, site: string): ReportShape {
+	const { omitResults } = context.getNodeParameter('options', {}) as IDataObject;
+	return { site, omitResults: parseBoolean(context, 'Leave Out Per-Check Results', omitResults ?? context.getNode().type.endsWith('Tool')) };
+}
+
+export function toItems(context: ErrorContext, records: IDataObject[]): INodeExecutionData[] {
 	const item = context.getItemIndex();
-	return records.map((record) => ({ json: shape(record), pairedItem: { item } }));
+	return records.map((json) => ({ json, pairedItem: { item } }));
 }
 
 export function recordOf(context: ErrorContext, body: IDataObject): IDataObject {

@@ -1,6 +1,5 @@
 import { sleep } from 'n8n-workflow';
-import type { IDataObject, IN8nHttpFullResponse } from 'n8n-workflow';
-import { answeredByProxy } from './errors';
+import type { IDataObject, IHttpRequestOptions, IN8nHttpFullResponse } from 'n8n-workflow';
 
 // Long waits are cut into slices so that a cancelled execution stops waiting promptly.
 const WAIT_SLICE_MS = 500;
@@ -19,6 +18,22 @@ const QUEUE_ALLOWED = 3;
 
 /** A request may be sent (its number in sending order, for `recordResponse`), or would have to wait beyond its deadline. */
 type WaitOutcome = { requestNumber: number } | { waitBeyondDeadlineSeconds: number };
+
+/** The answers a proxy in front of phpRank (nginx, Apache, a load balancer) gives in its place, as nginx words them. */
+export const PROXY_STATUSES: Record<number, string> = { 502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Time-out' };
+
+/**
+ * An answer from a proxy rather than from phpRank: the server is overloaded or down, and the answer says nothing
+ * about whether phpRank carried the request out. A 504 leaves PHP working, and the work is stored.
+ */
+export function answeredByProxy({ statusCode, body }: IN8nHttpFullResponse): boolean {
+	return statusCode in PROXY_STATUSES || (statusCode >= 500 && typeof body === 'string' && /<html|<!doctype/i.test(body));
+}
+
+/** Whether phpRank analyzes a page before it answers (a create, an update with `results=1`): seconds of a PHP worker. */
+export function isAnalysis(options: Pick<IHttpRequestOptions, 'method' | 'body'>): boolean {
+	return options.method === 'POST' || (options.method === 'PUT' && (options.body as IDataObject | undefined)?.results === 1);
+}
 
 function header(headers: IDataObject | undefined, name: string): number | undefined {
 	const value = headers?.[name];

@@ -102,6 +102,14 @@ export function parseHttpUrl(context: NodeContext, field: string, value: unknown
 	return text as string;
 }
 
+export function parseSeconds(context: NodeContext, field: string, value: unknown): number {
+	const seconds = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+	if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds < 0) {
+		failInput(context, `${field} must be a number of seconds, 0 or more; got ${quoted(value)}`);
+	}
+	return seconds;
+}
+
 export function parseBoolean(context: NodeContext, field: string, value: unknown): boolean {
 	if (value === true || value === 'true' || value === 1 || value === '1') return true;
 	if (value === false || value === 'false' || value === 0 || value === '0') return false;

@@ -42,32 +42,3 @@ export const LARGEST_PAGE_SIZE = PAGE_SIZES[PAGE_SIZES.length - 1];
 
 // About an hour: at phpRank's default 60 requests a minute, a run of 3,600 items still finishes.
 export const DEFAULT_MAX_RATE_LIMIT_WAIT_SECONDS = 3600;
-
-export const IF_REPORT_EXISTS = {
-	createAnother: 'createAnother',
-	reanalyzeExisting: 'reanalyzeExisting',
-	returnExisting: 'returnExisting',
-} as const;
-
-export type IfReportExists = (typeof IF_REPORT_EXISTS)[keyof typeof IF_REPORT_EXISTS];
-
-export const IF_REPORT_EXISTS_OPTIONS: INodePropertyOptions[] = [
-	{
-		name: 'Create Another Report',
-		value: IF_REPORT_EXISTS.createAnother,
-		description: 'Always create a new report: one request, and a second report of the same URL when it has one',
-	},
-	{
-		name: 'Re-Analyze the Existing Report',
-		value: IF_REPORT_EXISTS.reanalyzeExisting,
-		description: 'Analyze the page again into the report phpRank holds (output with its previous score), or create one',
-	},
-	{
-		name: 'Return the Existing Report',
-		value: IF_REPORT_EXISTS.returnExisting,
-		description: 'Output the report phpRank holds as it is, or create one',
-	},
-];
-
-/** What a Report > Create item says happened. */
-export const CREATE_OUTCOME = { created: 'created', existing: 'existing', reanalyzed: 'reanalyzed' } as const;

@@ -1,8 +1,7 @@
 import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 import { listTarget } from '../shared/errors';
 import { shapeProject } from '../shared/items';
-import { readNewestPage, scanNewestFirst } from './scan';
-import type { PolledList } from './scan';
+import { polledList, readNewestPage, scanNewestFirst } from './scan';
 
 /** The trigger's place, kept in the workflow's static data. */
 interface NewProjectState {
@@ -17,10 +16,10 @@ const QUERY: IDataObject = { sort_by: 'created_at', sort: 'desc' };
 const createdAt = (project: IDataObject) => String(project.created_at);
 
 export async function pollNewProjects(context: IPollFunctions): Promise<INodeExecutionData[][] | null> {
-	const list: PolledList = { path: '/projects', query: QUERY, target: listTarget('project') };
+	const list = polledList(context, { url: '/projects', query: QUERY, target: listTarget('project') });
 	const state = context.getWorkflowStaticData('node') as NewProjectState;
 	if (context.getMode() === 'manual' || state.lastProjectCreatedAt === undefined) {
-		const newest = (await readNewestPage(context, list, { page: 1, perPage: 10 })).records;
+		const newest = (await readNewestPage(list, { page: 1, perPage: 10 })).records;
 		if (context.getMode() === 'manual') return newest.length ? [[{ json: shapeProject(newest[0]) }]] : null;
 		// Activation starts from here: history is not replayed.
 		state.lastProjectCreatedAt = newest.length ? createdAt(newest[0]) : '';

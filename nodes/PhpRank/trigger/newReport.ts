@@ -1,13 +1,11 @@
 import type { IDataObject, INodeExecutionData, INodeProperties, IPollFunctions } from 'n8n-workflow';
-import { CREDENTIAL_TYPE } from '../../../credentials/PhpRankApi.credentials';
 import { gradeFilter, projectFilter } from '../shared/descriptions';
 import { listTarget } from '../shared/errors';
 import { GRADE_OPTIONS } from '../shared/grade';
 import { shapeReport } from '../shared/items';
-import { asItem, siteUrl } from '../shared/transport';
+import { asItem } from '../shared/client';
 import { parseOption } from '../shared/validation';
-import { readNewestPage, scanNewestFirst } from './scan';
-import type { PolledList } from './scan';
+import { polledList, readNewestPage, scanNewestFirst } from './scan';
 
 const showOnlyForNewReport = { event: ['newReport'] };
 
@@ -44,14 +42,13 @@ function reportQuery(context: IPollFunctions): IDataObject {
 	return query;
 }
 
-
 export async function pollNewReports(context: IPollFunctions): Promise<INodeExecutionData[][] | null> {
-	const site = siteUrl((await context.getCredentials(CREDENTIAL_TYPE)).baseUrl);
+	const list = polledList(context, { url: '/reports', query: reportQuery(context), target: listTarget('report') });
+	const site = await list.client.site();
 	const toItem = (report: IDataObject): INodeExecutionData => ({ json: shapeReport(report, { omitResults: false, site }) });
-	const list: PolledList = { path: '/reports', query: reportQuery(context), target: listTarget('report') };
 	const state = context.getWorkflowStaticData('node') as NewReportState;
 	if (context.getMode() === 'manual' || state.lastReportId === undefined) {
-		const [latest] = (await readNewestPage(context, list, { page: 1, perPage: 10 })).records;
+		const [latest] = (await readNewestPage(list, { page: 1, perPage: 10 })).records;
 		if (context.getMode() === 'manual') return latest ? [[toItem(latest)]] : null;
 		// Activation starts from here: history is not replayed.
 		state.lastReportId = latest ? Number(latest.id) : 0;

@@ -1,24 +1,32 @@
 import { NodeApiError } from 'n8n-workflow';
 import type { IDataObject, IPollFunctions, JsonObject } from 'n8n-workflow';
-import { unexpectedAnswer } from '../shared/errors';
+import { PhpRankClient } from '../shared/client';
+import type { Page } from '../shared/client';
+import type { RequestTarget } from '../shared/errors';
 import { nodeForErrors } from '../shared/secrets';
-import { asItem, readPageOutsideRun } from '../shared/transport';
-import type { ListPageRequest, Page } from '../shared/transport';
 
 const PAGE_SIZE = 25;
 const SCAN_ATTEMPTS = 3;
 // A poll is not an item: it may wait out a 429 up to a minute, the window phpRank's limit counts in.
 const POLL_RATE_LIMIT_WAIT_SECONDS = 60;
 
-/** The list a poll reads: its path and query, and what its errors name. */
-export type PolledList = Pick<ListPageRequest, 'path' | 'query' | 'target'>;
+/** The list a poll reads, newest first, and the client it reads it with. */
+export interface PolledList {
+	client: PhpRankClient;
+	url: '/reports' | '/projects';
+	query: IDataObject;
+	target: RequestTarget;
+}
+
+export function polledList(context: IPollFunctions, { url, query, target }: Omit<PolledList, 'client'>): PolledList {
+	return { client: PhpRankClient.outsideRun(context, { target, maxWaitSeconds: POLL_RATE_LIMIT_WAIT_SECONDS }), url, query, target };
+}
 
 export async function readNewestPage(
-	context: IPollFunctions,
-	list: PolledList,
+	{ client, url, query }: PolledList,
 	{ page = 1, perPage = PAGE_SIZE }: { page?: number; perPage?: number } = {},
 ): Promise<Page> {
-	return await readPageOutsideRun(context, { ...list, page, perPage, maxWaitSeconds: POLL_RATE_LIMIT_WAIT_SECONDS });
+	return await client.readPage({ url, query, page, perPage });
 }
 
 /** Where the trigger stands, from its place in the workflow's static data: what it has emitted so far. */
@@ -37,15 +45,16 @@ interface LastSeen {
  * which its key removes.
  */
 export async function scanNewestFirst(context: IPollFunctions, list: PolledList, lastSeen: LastSeen): Promise<IDataObject[]> {
+	const { client, url, query } = list;
 	for (let attempt = 1; attempt <= SCAN_ATTEMPTS; attempt++) {
 		const fresh = new Map<string, IDataObject>();
 		let firstTotal: number | undefined;
 		let shrank = false;
 		for (let pageNumber = 1; ; pageNumber++) {
-			const page = await readNewestPage(context, list, { page: pageNumber });
-			if (page.total === undefined) throw unexpectedAnswer(asItem(context), 'total in the page\'s "meta"');
-			firstTotal ??= page.total;
-			if (page.total < firstTotal) {
+			const page = await client.readPage({ url, query, page: pageNumber, perPage: PAGE_SIZE, needsTotal: true });
+			const total = page.total as number;
+			firstTotal ??= total;
+			if (total < firstTotal) {
 				shrank = true;
 				break;
 			}

@@ -1,7 +1,9 @@
-import type { INodeProperties } from 'n8n-workflow';
+import type { IExecutePaginationFunctions, INodeExecutionData, INodeProperties, INodePropertyOptions } from 'n8n-workflow';
+import { PhpRankClient } from '../../shared/client';
+import type { RequestData } from '../../shared/client';
 import { projectNameLocator } from '../../shared/descriptions';
 import { updateDisplayOptions } from '../../shared/displayOptions';
-import { operation, returnDeletion } from '../../shared/operations';
+import { deletionOf, toItems } from '../../shared/items';
 import { setProjectPath } from '../../shared/paths';
 
 const showOnlyForProjectDelete = { resource: ['project'], operation: ['delete'] };
@@ -19,14 +21,22 @@ const properties: INodeProperties[] = [
 
 export const projectDeleteDescription = updateDisplayOptions({ show: showOnlyForProjectDelete }, properties);
 
-export const projectDeleteOperation = operation(
-	{
-		name: 'Delete',
-		value: 'delete',
-		action: 'Delete a project by name',
-		description: 'Delete a project',
+export const projectDeleteOperation: INodePropertyOptions = {
+	name: 'Delete',
+	value: 'delete',
+	action: 'Delete a project by name',
+	description: 'Delete a project',
+	routing: {
+		request: { method: 'DELETE' },
+		// paginate hands the prepared request to deleteProject, which sends it through the client (see PhpRankClient.forItem).
+		send: { paginate: true, preSend: [setProjectPath] },
+		operations: { pagination: deleteProject },
 	},
-	{ request: { method: 'DELETE' }, run: returnDeletion, preSend: [setProjectPath] },
-);
+};
+
+async function deleteProject(this: IExecutePaginationFunctions, requestData: RequestData): Promise<INodeExecutionData[]> {
+	const client = PhpRankClient.forItem(this, requestData);
+	return toItems(this, [deletionOf(this, await client.request())]);
+}
 
 export const projectDeleteForAgents = 'Delete one phpRank project and every report in it, by the project name (such as example.com). Returns deleted (true) and the name as id.';

@@ -5,30 +5,48 @@ import type {
 	IHttpRequestOptions,
 	INodeExecutionData,
 	INodeProperties,
+	INodePropertyOptions,
 } from 'n8n-workflow';
+import { FORM_HEADERS, PhpRankClient } from '../../shared/client';
+import type { RequestData } from '../../shared/client';
 import { passwordField, privacyField, REPORT_ITEM_FOR_AGENTS } from '../../shared/descriptions';
-import { UnansweredRequestError } from '../../shared/errors';
-import { previousScoreOf, recordOf, shapeReport, toItems } from '../../shared/items';
-import { oneAtATime } from '../../shared/oneAtATime';
-import { itemRequest, operation, reportShapeOf, runOptionsOf } from '../../shared/operations';
-import type { RequestData } from '../../shared/operations';
-import { reportAddressOf } from '../../shared/reportUrl';
-import type { ReportAddress } from '../../shared/reportUrl';
-import { relatedRequest } from '../../shared/requests';
-import { analysisTimeMs, FORM_HEADERS, sendRequest, serverOf } from '../../shared/transport';
-import type { PhpRankRequest } from '../../shared/transport';
-import { pauseUntil } from '../../shared/rateLimit';
 import { updateDisplayOptions } from '../../shared/displayOptions';
+import { UnansweredRequestError } from '../../shared/errors';
+import { previousScoreOf, recordOf, reportShapeOf, shapeReport, toItems } from '../../shared/items';
+import { oneAtATime } from '../../shared/oneAtATime';
 import { failInput, parseHttpUrl, parseOption, quoted, requirePassword, toPathSegment } from '../../shared/validation';
-import {
-	CREATE_OUTCOME,
-	IF_REPORT_EXISTS,
-	IF_REPORT_EXISTS_OPTIONS,
-	PRIVACY,
-	PRIVACY_OPTIONS,
-} from '../../shared/values';
-import type { IfReportExists } from '../../shared/values';
-import { findReport } from './existingReport';
+import { PRIVACY, PRIVACY_OPTIONS } from '../../shared/values';
+import { findReport, reportAddressOf } from './existingReport';
+import type { ReportAddress } from './existingReport';
+
+const IF_REPORT_EXISTS = {
+	createAnother: 'createAnother',
+	reanalyzeExisting: 'reanalyzeExisting',
+	returnExisting: 'returnExisting',
+} as const;
+
+type IfReportExists = (typeof IF_REPORT_EXISTS)[keyof typeof IF_REPORT_EXISTS];
+
+const IF_REPORT_EXISTS_OPTIONS: INodePropertyOptions[] = [
+	{
+		name: 'Create Another Report',
+		value: IF_REPORT_EXISTS.createAnother,
+		description: 'Always create a new report: one request, and a second report of the same URL when it has one',
+	},
+	{
+		name: 'Re-Analyze the Existing Report',
+		value: IF_REPORT_EXISTS.reanalyzeExisting,
+		description: 'Analyze the page again into the report phpRank holds (output with its previous score), or create one',
+	},
+	{
+		name: 'Return the Existing Report',
+		value: IF_REPORT_EXISTS.returnExisting,
+		description: 'Output the report phpRank holds as it is, or create one',
+	},
+];
+
+/** What a Report > Create item says happened. */
+const CREATE_OUTCOME = { created: 'created', existing: 'existing', reanalyzed: 'reanalyzed' } as const;
 
 const showOnlyForReportCreate = { resource: ['report'], operation: ['create'] };
 
@@ -64,68 +82,38 @@ const properties: INodeProperties[] = [
 	}),
 ];
 
-interface Outcome {
-	record: IDataObject;
-	/** What the item says about it: `outcome`, and the previous score of a re-analyzed report. */
-	additions: IDataObject;
+export const reportCreateDescription = updateDisplayOptions({ show: showOnlyForReportCreate }, properties);
+
+export const reportCreateOperation: INodePropertyOptions = {
+	name: 'Create',
+	value: 'create',
+	action: 'Create a report for a URL',
+	description: 'Create a report',
+	routing: {
+		request: { method: 'POST', url: '/reports', headers: FORM_HEADERS },
+		// paginate hands the prepared request to createReport, which sends it through the client (see PhpRankClient.forItem).
+		send: { paginate: true, preSend: [buildReportCreate] },
+		operations: { pagination: createReport },
+	},
+};
+
+async function buildReportCreate(this: IExecuteSingleFunctions, requestOptions: IHttpRequestOptions): Promise<IHttpRequestOptions> {
+	const body: IDataObject = {
+		url: parseHttpUrl(this, 'URL', this.getNodeParameter('url', '')),
+		privacy: parseOption(this, { field: 'Privacy', options: PRIVACY_OPTIONS }, this.getNodeParameter('privacy', PRIVACY.public)),
+	};
+	if (body.privacy === PRIVACY.password) body.password = requirePassword(this, this.getNodeParameter('password', ''));
+	return { ...requestOptions, body };
 }
 
-const isCancelled = (context: IExecutePaginationFunctions) => context.getExecutionCancelSignal?.()?.aborted === true;
-
-async function createOnce(context: IExecutePaginationFunctions, request: PhpRankRequest): Promise<IDataObject> {
-	return recordOf(context, await sendRequest(context, request));
-}
-
-const SENT_AGAIN_UNANSWERED =
-	'The create got no answer twice. After the first, phpRank held no report of the URL, so the create was sent once more; phpRank may have carried that one out. Running this item again is safe: it returns the report if phpRank holds one.';
-
-/**
- * A create whose answer never came may or may not have been carried out. phpRank is asked: the report
- * it holds is this create's; without one, the create is sent once more, and only once.
- */
-async function createCheckingUnanswered(
-	context: IExecutePaginationFunctions,
-	request: PhpRankRequest,
-	address: ReportAddress,
-): Promise<IDataObject> {
-	const answered = await createOnce(context, request).catch((error: unknown) => {
-		if (error instanceof UnansweredRequestError && !isCancelled(context)) return undefined;
-		throw error;
-	});
-	if (answered !== undefined) return answered;
-	// phpRank may still be analyzing the page: give it the time an analysis takes before looking.
-	await pauseUntil(Date.now() + analysisTimeMs(context), () => isCancelled(context));
-	const created = await findReport(context, request, address);
-	if (created !== undefined) return created;
-	return await createOnce(context, request).catch((error: unknown) => {
-		if (error instanceof UnansweredRequestError) error.description = SENT_AGAIN_UNANSWERED;
-		throw error;
-	});
-}
-
-async function reanalyze(context: IExecutePaginationFunctions, request: PhpRankRequest, existing: IDataObject): Promise<Outcome> {
-	const options = relatedRequest(request.options, {
-		method: 'PUT',
-		url: `/reports/${toPathSegment(String(existing.id))}`,
-		body: { results: 1 },
-	});
-	const target = { name: `Report ${String(existing.id)}`, operation: 'update' };
-	const body = await sendRequest(context, { ...request, options, targetOf: () => target });
-	const record = recordOf(context, body);
-	return { record, additions: { outcome: CREATE_OUTCOME.reanalyzed, ...previousScoreOf(existing, record) } };
-}
-
-async function createUnlessExists(context: IExecutePaginationFunctions, request: PhpRankRequest, choice: IfReportExists): Promise<Outcome> {
-	const address = reportAddressOf(String((request.options.body as IDataObject).url));
-	// Rows of one run with the same URL go one after another, so that the later ones find the first one's report.
-	return await oneAtATime(`${serverOf(context)}\n${address.url}`, async () => {
-		const existing = await findReport(context, request, address);
-		if (existing === undefined) {
-			return { record: await createCheckingUnanswered(context, request, address), additions: { outcome: CREATE_OUTCOME.created } };
-		}
-		if (choice === IF_REPORT_EXISTS.reanalyzeExisting) return await reanalyze(context, request, existing);
-		return { record: existing, additions: { outcome: CREATE_OUTCOME.existing } };
-	});
+async function createReport(this: IExecutePaginationFunctions, requestData: RequestData): Promise<INodeExecutionData[]> {
+	const client = PhpRankClient.forItem(this, requestData);
+	const choice = parseIfReportExists(this, this.getNodeParameter('ifReportExists', IF_REPORT_EXISTS.createAnother));
+	const { record, additions } =
+		choice === IF_REPORT_EXISTS.createAnother
+			? { record: recordOf(this, await client.request()), additions: { outcome: CREATE_OUTCOME.created } }
+			: await createUnlessExists(this, client, { choice, address: reportAddressOf(String((requestData.options.body as IDataObject).url)) });
+	return toItems(this, [shapeReport(record, reportShapeOf(this, await client.site()), additions)]);
 }
 
 function parseIfReportExists(context: IExecutePaginationFunctions, value: unknown): IfReportExists {
@@ -142,40 +130,63 @@ function parseIfReportExists(context: IExecutePaginationFunctions, value: unknow
 	return choice.value as IfReportExists;
 }
 
-async function createReport(this: IExecutePaginationFunctions, requestData: RequestData): Promise<INodeExecutionData[]> {
-	const runOptions = runOptionsOf(this);
-	const choice = parseIfReportExists(this, this.getNodeParameter('ifReportExists', IF_REPORT_EXISTS.createAnother));
-	const request = itemRequest(this, requestData.options, runOptions);
-	const { record, additions } =
-		choice === IF_REPORT_EXISTS.createAnother
-			? { record: await createOnce(this, request), additions: { outcome: CREATE_OUTCOME.created } }
-			: await createUnlessExists(this, request, choice);
-	const shape = await reportShapeOf(this, runOptions);
-	return toItems(this, [record], (report) => shapeReport(report, shape, additions));
+interface Outcome {
+	record: IDataObject;
+	/** What the item says about it: `outcome`, and the previous score of a re-analyzed report. */
+	additions: IDataObject;
 }
 
-export const reportCreateOperation = operation(
-	{
-		name: 'Create',
-		value: 'create',
-		action: 'Create a report for a URL',
-		description: 'Create a report',
-	},
-	{ request: { method: 'POST', url: '/reports', headers: FORM_HEADERS }, run: createReport, preSend: [buildReportCreate] },
-);
+async function createUnlessExists(
+	context: IExecutePaginationFunctions,
+	client: PhpRankClient,
+	{ choice, address }: { choice: IfReportExists; address: ReportAddress },
+): Promise<Outcome> {
+	// Rows of one run with the same URL go one after another, so that the later ones find the first one's report.
+	return await oneAtATime(`${client.server}\n${address.url}`, async () => {
+		const existing = await findReport(client, address);
+		if (existing === undefined) {
+			return { record: await createCheckingUnanswered(context, client, address), additions: { outcome: CREATE_OUTCOME.created } };
+		}
+		if (choice === IF_REPORT_EXISTS.returnExisting) return { record: existing, additions: { outcome: CREATE_OUTCOME.existing } };
+		const reanalyzed = recordOf(
+			context,
+			await client.request({
+				method: 'PUT',
+				url: `/reports/${toPathSegment(String(existing.id))}`,
+				body: { results: 1 },
+				target: { name: `Report ${String(existing.id)}`, operation: 'update' },
+			}),
+		);
+		return { record: reanalyzed, additions: { outcome: CREATE_OUTCOME.reanalyzed, ...previousScoreOf(existing, reanalyzed) } };
+	});
+}
 
-export const reportCreateDescription = updateDisplayOptions({ show: showOnlyForReportCreate }, properties);
+const SENT_AGAIN_UNANSWERED =
+	'The create got no answer twice. After the first, phpRank held no report of the URL, so the create was sent once more; phpRank may have carried that one out. Running this item again is safe: it returns the report if phpRank holds one.';
 
-async function buildReportCreate(
-	this: IExecuteSingleFunctions,
-	requestOptions: IHttpRequestOptions,
-): Promise<IHttpRequestOptions> {
-	const body: IDataObject = {
-		url: parseHttpUrl(this, 'URL', this.getNodeParameter('url', '')),
-		privacy: parseOption(this, { field: 'Privacy', options: PRIVACY_OPTIONS }, this.getNodeParameter('privacy', PRIVACY.public)),
-	};
-	if (body.privacy === PRIVACY.password) body.password = requirePassword(this, this.getNodeParameter('password', ''));
-	return { ...requestOptions, body };
+/**
+ * A create whose answer never came may or may not have been carried out. phpRank is asked: the report
+ * it holds is this create's; without one, the create is sent once more, and only once.
+ */
+async function createCheckingUnanswered(
+	context: IExecutePaginationFunctions,
+	client: PhpRankClient,
+	address: ReportAddress,
+): Promise<IDataObject> {
+	const answered = await client.request().catch((error: unknown) => {
+		if (error instanceof UnansweredRequestError && !client.isCancelled()) return undefined;
+		throw error;
+	});
+	if (answered !== undefined) return recordOf(context, answered);
+	// phpRank may still be analyzing the page: give it the time an analysis takes before looking.
+	await client.waitAnalysisTime();
+	const created = await findReport(client, address);
+	if (created !== undefined) return created;
+	const sentAgain = await client.request().catch((error: unknown) => {
+		if (error instanceof UnansweredRequestError) error.description = SENT_AGAIN_UNANSWERED;
+		throw error;
+	});
+	return recordOf(context, sentAgain);
 }
 
 export const reportCreateForAgents = `Create an SEO report of one web page: phpRank fetches the page at the absolute http(s) URL given and scores it. Returns the report: id (the report ID the other phpRank report tools take), ${REPORT_ITEM_FOR_AGENTS}, and outcome (created, existing or reanalyzed); a reanalyzed report also has previousResult, resultChange, newlyFailedChecks and fixedChecks (the checks that fail now and did not before, and those fixed, by importance).`;

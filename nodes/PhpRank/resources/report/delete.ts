@@ -1,9 +1,25 @@
-import { operation, returnDeletion } from '../../shared/operations';
+import type { IExecutePaginationFunctions, INodeExecutionData, INodePropertyOptions } from 'n8n-workflow';
+import { PhpRankClient } from '../../shared/client';
+import type { RequestData } from '../../shared/client';
+import { deletionOf, toItems } from '../../shared/items';
 import { setReportPath } from '../../shared/paths';
 
-export const reportDeleteOperation = operation(
-	{ name: 'Delete', value: 'delete', action: 'Delete a report by ID', description: 'Delete a report' },
-	{ request: { method: 'DELETE' }, run: returnDeletion, preSend: [setReportPath] },
-);
+export const reportDeleteOperation: INodePropertyOptions = {
+	name: 'Delete',
+	value: 'delete',
+	action: 'Delete a report by ID',
+	description: 'Delete a report',
+	routing: {
+		request: { method: 'DELETE' },
+		// paginate hands the prepared request to deleteReport, which sends it through the client (see PhpRankClient.forItem).
+		send: { paginate: true, preSend: [setReportPath] },
+		operations: { pagination: deleteReport },
+	},
+};
+
+async function deleteReport(this: IExecutePaginationFunctions, requestData: RequestData): Promise<INodeExecutionData[]> {
+	const client = PhpRankClient.forItem(this, requestData);
+	return toItems(this, [deletionOf(this, await client.request())]);
+}
 
 export const reportDeleteForAgents = 'Delete one phpRank SEO report by its numeric report ID. Returns deleted (true) and the id.';

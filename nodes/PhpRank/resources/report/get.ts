@@ -1,15 +1,27 @@
+import type { IExecutePaginationFunctions, INodeExecutionData, INodePropertyOptions } from 'n8n-workflow';
+import { PhpRankClient } from '../../shared/client';
+import type { RequestData } from '../../shared/client';
 import { REPORT_ITEM_FOR_AGENTS } from '../../shared/descriptions';
-import { operation, returnReport } from '../../shared/operations';
+import { recordOf, reportShapeOf, shapeReport, toItems } from '../../shared/items';
 import { setReportPath } from '../../shared/paths';
 
-export const reportGetOperation = operation(
-	{
-		name: 'Get',
-		value: 'get',
-		action: 'Get a report by ID',
-		description: 'Get a report',
+export const reportGetOperation: INodePropertyOptions = {
+	name: 'Get',
+	value: 'get',
+	action: 'Get a report by ID',
+	description: 'Get a report',
+	routing: {
+		request: { method: 'GET' },
+		// paginate hands the prepared request to getReport, which sends it through the client (see PhpRankClient.forItem).
+		send: { paginate: true, preSend: [setReportPath] },
+		operations: { pagination: getReport },
 	},
-	{ request: { method: 'GET' }, run: returnReport, preSend: [setReportPath] },
-);
+};
+
+async function getReport(this: IExecutePaginationFunctions, requestData: RequestData): Promise<INodeExecutionData[]> {
+	const client = PhpRankClient.forItem(this, requestData);
+	const record = recordOf(this, await client.request());
+	return toItems(this, [shapeReport(record, reportShapeOf(this, await client.site()))]);
+}
 
 export const reportGetForAgents = `Get one phpRank SEO report by its numeric report ID (the id that creating or listing reports returns). Returns the report: ${REPORT_ITEM_FOR_AGENTS}.`;

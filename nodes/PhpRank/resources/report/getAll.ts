@@ -1,11 +1,19 @@
-import type { IDataObject, IExecuteSingleFunctions, IHttpRequestOptions, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecutePaginationFunctions,
+	IExecuteSingleFunctions,
+	IHttpRequestOptions,
+	INodeExecutionData,
+	INodeProperties,
+	INodePropertyOptions,
+} from 'n8n-workflow';
+import { PhpRankClient } from '../../shared/client';
+import type { RequestData } from '../../shared/client';
 import { filtersCollection, gradeFilter, projectFilter, searchFields, REPORT_ITEM_FOR_AGENTS } from '../../shared/descriptions';
 import { updateDisplayOptions } from '../../shared/displayOptions';
 import { GRADE_OPTIONS } from '../../shared/grade';
-import { shapeReport } from '../../shared/items';
-import { operation } from '../../shared/operations';
+import { reportShapeOf, shapeReport } from '../../shared/items';
 import { readList } from '../../shared/pagination';
-import { siteOf } from '../../shared/transport';
 import { checkQuery, listQueryRules } from '../../shared/validation';
 import { REPORT_SEARCH_BY_OPTIONS, REPORT_SORT_BY_OPTIONS } from '../../shared/values';
 
@@ -33,21 +41,23 @@ async function validateReportListQuery(
 	return requestOptions;
 }
 
-export const reportGetManyOperation = operation(
-	{
-		name: 'Get Many',
-		value: 'getAll',
-		action: 'Get many reports',
-		description: 'Get many reports',
-	},
-	{
+export const reportGetManyOperation: INodePropertyOptions = {
+	name: 'Get Many',
+	value: 'getAll',
+	action: 'Get many reports',
+	description: 'Get many reports',
+	routing: {
 		request: { method: 'GET', url: '/reports' },
-		run: async function readReports(requestData) {
-			const site = await siteOf(this);
-			return await readList(this, requestData, (record, { omitResults }) => shapeReport(record, { omitResults, site }));
-		},
-		preSend: [validateReportListQuery],
+		// paginate hands the prepared request to getReports, which reads its pages through the client (see PhpRankClient.forItem).
+		send: { paginate: true, preSend: [validateReportListQuery] },
+		operations: { pagination: getReports },
 	},
-);
+};
+
+async function getReports(this: IExecutePaginationFunctions, requestData: RequestData): Promise<INodeExecutionData[]> {
+	const client = PhpRankClient.forItem(this, requestData);
+	const shape = reportShapeOf(this, await client.site());
+	return await readList(this, client, (record) => shapeReport(record, shape));
+}
 
 export const reportGetManyForAgents = `List phpRank SEO reports, newest first; they can be filtered by grade (good, decent, bad), by project name and by a search in their URL. Returns one item per report: id (the report ID the other phpRank report tools take), ${REPORT_ITEM_FOR_AGENTS}.`;

@@ -5,16 +5,15 @@ import type {
 	IHttpRequestOptions,
 	INodeExecutionData,
 	INodeProperties,
+	INodePropertyOptions,
 } from 'n8n-workflow';
+import { FORM_HEADERS, PhpRankClient } from '../../shared/client';
+import type { RequestData } from '../../shared/client';
 import { passwordField, privacyField, REPORT_ITEM_FOR_AGENTS } from '../../shared/descriptions';
 import { updateDisplayOptions } from '../../shared/displayOptions';
-import { isReanalysis } from '../../shared/errors';
-import { previousScoreOf, recordOf, shapeReport, toItems } from '../../shared/items';
-import { operation, reportShapeOf, runOptionsOf, sendItemRequest } from '../../shared/operations';
-import type { RequestData } from '../../shared/operations';
-import { relatedRequest } from '../../shared/requests';
+import { previousScoreOf, recordOf, reportShapeOf, shapeReport, toItems } from '../../shared/items';
 import { setReportPath } from '../../shared/paths';
-import { FORM_HEADERS } from '../../shared/transport';
+import { isAnalysis } from '../../shared/rateLimit';
 import { failInput, parseBoolean, parseOption, requirePassword } from '../../shared/validation';
 import { PRIVACY, PRIVACY_OPTIONS } from '../../shared/values';
 
@@ -45,35 +44,37 @@ const properties: INodeProperties[] = [
 	},
 ];
 
+export const reportUpdateDescription = updateDisplayOptions({ show: showOnlyForReportUpdate }, properties);
+
+export const reportUpdateOperation: INodePropertyOptions = {
+	name: 'Update',
+	value: 'update',
+	action: 'Update a report by ID',
+	description: 'Update a report',
+	routing: {
+		request: { method: 'PUT', headers: FORM_HEADERS },
+		// paginate hands the prepared request to updateReport, which sends it through the client (see PhpRankClient.forItem).
+		send: { paginate: true, preSend: [setReportPath, validateReportUpdate] },
+		operations: { pagination: updateReport },
+	},
+};
+
 /**
  * With Add Previous Score, a re-analysis reads the report first. Without a re-analysis the score cannot
  * change, so the answer's own score is the previous one, and nothing is read.
  */
 async function updateReport(this: IExecutePaginationFunctions, requestData: RequestData): Promise<INodeExecutionData[]> {
-	const runOptions = runOptionsOf(this);
-	const addPreviousScore = parseBoolean(this, 'Add Previous Score', runOptions.includePreviousScore ?? false);
-	const reanalyzes = isReanalysis(requestData.options);
+	const client = PhpRankClient.forItem(this, requestData);
+	const { includePreviousScore } = this.getNodeParameter('options', {}) as IDataObject;
+	const addPreviousScore = parseBoolean(this, 'Add Previous Score', includePreviousScore ?? false);
 	const previous =
-		addPreviousScore && reanalyzes
-			? recordOf(this, await sendItemRequest(this, relatedRequest(requestData.options, { method: 'GET', url: String(requestData.options.url) }), runOptions))
+		addPreviousScore && isAnalysis(requestData.options)
+			? recordOf(this, await client.request({ method: 'GET', url: String(requestData.options.url) }))
 			: undefined;
-	const record = recordOf(this, await sendItemRequest(this, requestData.options, runOptions));
+	const record = recordOf(this, await client.request());
 	const additions = addPreviousScore ? previousScoreOf(previous ?? record, record) : {};
-	const shape = await reportShapeOf(this, runOptions);
-	return toItems(this, [record], (report) => shapeReport(report, shape, additions));
+	return toItems(this, [shapeReport(record, reportShapeOf(this, await client.site()), additions)]);
 }
-
-export const reportUpdateOperation = operation(
-	{
-		name: 'Update',
-		value: 'update',
-		action: 'Update a report by ID',
-		description: 'Update a report',
-	},
-	{ request: { method: 'PUT', headers: FORM_HEADERS }, run: updateReport, preSend: [setReportPath, validateReportUpdate] },
-);
-
-export const reportUpdateDescription = updateDisplayOptions({ show: showOnlyForReportUpdate }, properties);
 
 async function validateReportUpdate(
 	this: IExecuteSingleFunctions,

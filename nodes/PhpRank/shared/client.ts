@@ -1,0 +1,254 @@
+import type {
+	DeclarativeRestApiSettings,
+	IDataObject,
+	IExecutePaginationFunctions,
+	IExecuteSingleFunctions,
+	IHttpRequestOptions,
+	ILoadOptionsFunctions,
+	IN8nHttpFullResponse,
+	IPollFunctions,
+} from 'n8n-workflow';
+import { apiBaseUrl, CREDENTIAL_TYPE } from '../../../credentials/PhpRankApi.credentials';
+import { answerError, connectionError, rateLimitError, targetOf, unexpectedAnswer } from './errors';
+import type { RequestTarget } from './errors';
+import { answeredByProxy, isAnalysis, pauseUntil, rateGateFor, sendWithinLimits } from './rateLimit';
+import { parseSeconds } from './validation';
+import { DEFAULT_MAX_RATE_LIMIT_WAIT_SECONDS } from './values';
+
+/** What n8n hands an operation's `run`: the request it prepared from the operation's routing. */
+export type RequestData = DeclarativeRestApiSettings.ResultOptions;
+
+export const FORM_HEADERS = { 'Content-Type': 'application/x-www-form-urlencoded' };
+
+// The base URL comes from the credential as it authenticates the request (PhpRankApi.authenticate): an
+// expression here would cost every item. ignoreHttpStatusErrors hands every answer to our own error messages;
+// redirects are refused so that the key never follows a Location header to another host.
+export const REQUEST_DEFAULTS = {
+	headers: { Accept: 'application/json' },
+	ignoreHttpStatusErrors: true,
+	disableFollowRedirect: true,
+} satisfies Partial<IHttpRequestOptions>;
+
+// A read a proxy answered in phpRank's place is sent again, as repeating it changes nothing: this many times
+// in all, after waits that double from the first.
+const READ_ATTEMPTS = 3;
+const FIRST_READ_RETRY_MS = 1000;
+
+type RequestContext = Pick<IExecuteSingleFunctions, 'getNode' | 'getItemIndex' | 'getCredentials'> & {
+	helpers: Pick<IExecuteSingleFunctions['helpers'], 'httpRequestWithAuthentication'>;
+	getExecutionCancelSignal?: () => AbortSignal | undefined;
+	getExecutionId?: () => string;
+};
+
+type ContextOutsideRun = ILoadOptionsFunctions | IPollFunctions;
+
+/** Another request in the course of an operation (a lookup before a create, a read before an update). */
+interface RequestChange {
+	method: 'GET' | 'PUT';
+	url: string;
+	qs?: IDataObject;
+	body?: IDataObject;
+	/** What its errors name, when it is not what the operation acts on. */
+	target?: RequestTarget;
+}
+
+interface PageRequest {
+	/** Another list than the one the operation reads, with its query. */
+	url?: '/reports' | '/projects';
+	query?: IDataObject;
+	page: number;
+	perPage: number;
+	target?: RequestTarget;
+	/** Whether the page must say how many records the list holds, as a list that is watched for shrinking must. */
+	needsTotal?: boolean;
+}
+
+export interface Page {
+	records: IDataObject[];
+	/** The page asked for. */
+	number: number;
+	/** The page phpRank says it sent: a cache in front of it may ignore the page asked for. */
+	currentPage: number;
+	lastPage: number;
+	total?: number;
+}
+
+interface ClientSettings {
+	prepared: IHttpRequestOptions;
+	/** How long a request may wait for the rate limit in all; 0 sends without waiting and fails on a 429. */
+	maxWaitSeconds: number;
+	/** Worked out only for an error message: naming what an item acts on reads its parameters. */
+	targetOf: () => RequestTarget;
+	/** Outside a run a list stops on the page it asked for, whatever page a cache sends. */
+	acceptsOtherPage: boolean;
+}
+
+/** The editor's lists and the trigger's polls have no item: they read as item 0, so that their errors read as a run's do. */
+export function asItem<T extends ContextOutsideRun>(context: T): T & { getItemIndex: () => number } {
+	return Object.assign(Object.create(context) as T, { getItemIndex: () => 0 });
+}
+
+/** phpRank's web address, where its report pages are: the Base URL without /api/v1, a user name or a password. */
+function siteUrl(baseUrl: unknown): string {
+	const site = apiBaseUrl(baseUrl).slice(0, -'/api/v1'.length);
+	try {
+		const url = new URL(site);
+		url.username = '';
+		url.password = '';
+		url.search = '';
+		url.hash = '';
+		return url.href.replace(/\/+$/, '');
+	} catch {
+		return site;
+	}
+}
+
+let siteOfExecution: { key: string; site: Promise<string> } | undefined;
+
+function isPage(body: IDataObject): boolean {
+	const meta = body.meta as IDataObject | undefined;
+	return (
+		Array.isArray(body.data) &&
+		typeof meta === 'object' &&
+		meta !== null &&
+		Number.isInteger(meta.current_page) &&
+		Number.isInteger(meta.last_page) &&
+		(meta.total === undefined || Number.isInteger(meta.total))
+	);
+}
+
+/**
+ * The phpRank server as one item (or one editor list, one trigger poll) talks to it: every request goes through
+ * here. It knows the server, the rate-limit wait allowed, the cancel signal and what to name in errors. A 429 is
+ * waited out and the analyses in flight are limited (rateLimit.ts), a read a proxy answered is sent again, and
+ * any other failure ends the item, so that a create or update is never applied twice.
+ */
+export class PhpRankClient {
+	/**
+	 * For an item of a run. n8n hands an operation's prepared request to its `operations.pagination` when
+	 * `send.paginate` is set: that is how every operation's request reaches the client, errors and 429s included.
+	 */
+	static forItem(context: IExecutePaginationFunctions, requestData: RequestData): PhpRankClient {
+		const options = context.getNodeParameter('options', {}) as IDataObject;
+		return new PhpRankClient(context, {
+			prepared: requestData.options as IHttpRequestOptions,
+			maxWaitSeconds: parseSeconds(context, 'Max Rate-Limit Wait', options.maxRateLimitWait ?? DEFAULT_MAX_RATE_LIMIT_WAIT_SECONDS),
+			targetOf: () => targetOf(context),
+			acceptsOtherPage: false,
+		});
+	}
+
+	/** For the editor's lists and the trigger's polls, the request built as a run's engine builds it. */
+	static outsideRun(context: ContextOutsideRun, { target, maxWaitSeconds }: { target: RequestTarget; maxWaitSeconds: number }): PhpRankClient {
+		return new PhpRankClient(asItem(context) as unknown as RequestContext, {
+			prepared: { ...REQUEST_DEFAULTS, method: 'GET', url: '' },
+			maxWaitSeconds,
+			targetOf: () => target,
+			acceptsOtherPage: true,
+		});
+	}
+
+	/** The phpRank server, named by the credential that reaches it: items and executions that share it share its limits. */
+	readonly server: string;
+
+	private constructor(
+		private readonly context: RequestContext,
+		private readonly settings: ClientSettings,
+	) {
+		const credential = context.getNode().credentials?.[CREDENTIAL_TYPE];
+		this.server = `${CREDENTIAL_TYPE}:${credential?.id ?? credential?.name ?? ''}`;
+	}
+
+	isCancelled(): boolean {
+		return this.context.getExecutionCancelSignal?.()?.aborted === true;
+	}
+
+	/** The request n8n prepared, or another in its course: to the same phpRank, with the same timeout and proxy. */
+	async request(change?: RequestChange): Promise<IDataObject> {
+		return await this.send(change === undefined ? this.settings.prepared : this.changed(change), change?.target);
+	}
+
+	/**
+	 * One page of a list, its envelope checked, and in a run that it is the page asked for and that a page before
+	 * the last is full: a cache in front of phpRank that ignores the page number would otherwise repeat page 1
+	 * as every page, and a short page would hide records.
+	 */
+	async readPage({ url, query, page, perPage, target, needsTotal = false }: PageRequest): Promise<Page> {
+		const list = url === undefined ? this.settings.prepared : this.changed({ method: 'GET', url });
+		const body = await this.send({ ...list, qs: { ...list.qs, ...query, per_page: perPage, page } }, target);
+		if (!isPage(body)) throw unexpectedAnswer(this.context, 'page of records ("data" and "meta")');
+		const meta = body.meta as IDataObject;
+		if (needsTotal && meta.total === undefined) throw unexpectedAnswer(this.context, 'total in the page\'s "meta"');
+		const records = body.data as IDataObject[];
+		const lastPage = meta.last_page as number;
+		if (!this.settings.acceptsOtherPage) {
+			if (meta.current_page !== page) throw unexpectedAnswer(this.context, `page ${page} (it sent page ${String(meta.current_page)})`);
+			if (page < lastPage && records.length < perPage) {
+				throw unexpectedAnswer(this.context, `full page ${page} of ${lastPage} (it sent ${records.length} of ${perPage} records)`);
+			}
+		}
+		return { records, number: page, currentPage: meta.current_page as number, lastPage, total: meta.total as number | undefined };
+	}
+
+	/** Waits as long as phpRank's quickest analysis took: a create a proxy cut off may still be running. */
+	async waitAnalysisTime(): Promise<void> {
+		await pauseUntil(Date.now() + rateGateFor(this.server).concurrency.quickestMs, () => this.isCancelled());
+	}
+
+	/** phpRank's web address, read once per execution: reading a credential decrypts it, and every item asks. */
+	async site(): Promise<string> {
+		const readSite = async () => siteUrl((await this.context.getCredentials(CREDENTIAL_TYPE)).baseUrl);
+		const executionId = this.context.getExecutionId?.();
+		if (executionId === undefined) return await readSite();
+		const key = `${this.server}@${executionId}`;
+		if (siteOfExecution?.key !== key) siteOfExecution = { key, site: readSite() };
+		return await siteOfExecution.site;
+	}
+
+	private changed({ method, url, qs = {}, body }: RequestChange): IHttpRequestOptions {
+		const headers: IDataObject = { ...(this.settings.prepared.headers as IDataObject | undefined) };
+		const options: IHttpRequestOptions = { ...this.settings.prepared, method, url, qs, headers };
+		if (body === undefined) {
+			delete options.body;
+			delete headers['Content-Type'];
+		} else {
+			options.body = body;
+		}
+		return options;
+	}
+
+	private async send(options: IHttpRequestOptions, target?: RequestTarget): Promise<IDataObject> {
+		const { context } = this;
+		const { maxWaitSeconds } = this.settings;
+		const targetOfRequest = target === undefined ? this.settings.targetOf : () => target;
+		const sendOnce = async () => {
+			try {
+				return (await context.helpers.httpRequestWithAuthentication.call(context as IExecuteSingleFunctions, CREDENTIAL_TYPE, {
+					...options,
+					returnFullResponse: true,
+				})) as IN8nHttpFullResponse;
+			} catch (error) {
+				throw connectionError(context, error, { target: targetOfRequest(), options });
+			}
+		};
+		const isCancelled = () => this.isCancelled();
+		const isRead = (options.method ?? 'GET') === 'GET';
+		for (let attempt = 1; ; attempt++) {
+			const response = await sendWithinLimits(sendOnce, {
+				server: this.server,
+				analyzes: isAnalysis(options),
+				maxWaitSeconds,
+				isCancelled,
+				waitTooLong: (askedSeconds) => rateLimitError(context, targetOfRequest(), { askedSeconds, maxWaitSeconds }),
+			});
+			const { statusCode, body } = response;
+			if (statusCode >= 200 && statusCode < 300 && typeof body === 'object' && body !== null && !Buffer.isBuffer(body)) {
+				return body as IDataObject;
+			}
+			if (!isRead || attempt >= READ_ATTEMPTS || !answeredByProxy(response) || isCancelled()) {
+				throw answerError(context, response, { target: targetOfRequest(), options, attempts: attempt });
+			}
+			await pauseUntil(Date.now() + FIRST_READ_RETRY_MS * 2 ** (attempt - 1), isCancelled);
+		}
+	}
+}
