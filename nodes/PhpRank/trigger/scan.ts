@@ -11,7 +11,7 @@ const SCAN_ATTEMPTS = 3;
 const POLL_RATE_LIMIT_WAIT_SECONDS = 60;
 
 /** The list a poll reads, newest first, and the client it reads it with. */
-export interface PolledList {
+interface PolledList {
 	client: PhpRankClient;
 	url: '/reports' | '/projects';
 	query: IDataObject;
