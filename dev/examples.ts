@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
+import { RESTRICT_FILE_ACCESS_TO } from 'n8n-core';
 import type { INodeExecutionData } from 'n8n-workflow';
 
 import type { PhpRankServer } from './server';
@@ -15,16 +16,14 @@ import type { WorkflowFixture } from './engine';
 export const REPOSITORY_ROOT = path.resolve(__dirname, '..');
 export const EXAMPLES_DIR = path.join(REPOSITORY_ROOT, 'examples');
 
-const FILE_ACCESS_ENV = 'N8N_RESTRICT_FILE_ACCESS_TO';
-
 /**
  * Lets the file nodes read the examples folder. Must run before the first workflow run: n8n reads
  * the setting once, and the engine only fills in its own folders when nothing is set yet. An
  * existing setting (e.g. from the shell) is kept and extended.
  */
 export function allowExampleFiles(): void {
-	const allowed = (process.env[FILE_ACCESS_ENV] ?? '').split(';').filter(Boolean);
-	if (!allowed.includes(EXAMPLES_DIR)) process.env[FILE_ACCESS_ENV] = [...allowed, EXAMPLES_DIR].join(';');
+	const allowed = (process.env[RESTRICT_FILE_ACCESS_TO] ?? '').split(';').filter(Boolean);
+	if (!allowed.includes(EXAMPLES_DIR)) process.env[RESTRICT_FILE_ACCESS_TO] = [...allowed, EXAMPLES_DIR].join(';');
 }
 
 /**
@@ -47,14 +46,11 @@ export function loadExampleWorkflow(fileName: string): WorkflowFixture {
 /** The rows of the example spreadsheet, `examples/data/urls.csv`. */
 export function spreadsheetRows(): Array<{ url: string; owner: string }> {
 	// The spreadsheet has no quoted fields, so a plain split reads it.
-	return readFileSync(path.join(EXAMPLES_DIR, 'data', 'urls.csv'), 'utf8')
-		.trim()
-		.split('\n')
-		.slice(1)
-		.map((line) => {
-			const [url, owner] = line.split(',');
-			return { url, owner };
-		});
+	const [, ...lines] = readFileSync(path.join(EXAMPLES_DIR, 'data', 'urls.csv'), 'utf8').trim().split('\n');
+	return lines.map((line) => {
+		const [url, owner] = line.split(',');
+		return { url, owner };
+	});
 }
 
 /** Index of the input item an output item came from. */

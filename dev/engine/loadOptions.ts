@@ -1,43 +1,21 @@
 import { LoadOptionsContext } from 'n8n-core';
-import type {
-	INode,
-	INodeCredentials,
-	INodeListSearchResult,
-	INodeParameters,
-	INodeProperties,
-	INodePropertyOptions,
-	INodeType,
-} from 'n8n-workflow';
+import type { INodeListSearchResult, INodeParameters, INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 import { deepCopy, NodeHelpers, UserError, Workflow } from 'n8n-workflow';
 
-import type { CredentialsData, CredentialTypesOptions } from './credentials';
-import { HarnessCredentialsHelper, HarnessCredentialTypes, referenceCredentials } from './credentials';
-import type { NodeTypesOptions } from './nodeTypes';
-import { HarnessNodeTypes } from './nodeTypes';
-import { createAdditionalData } from './run';
-import { ensureEngine } from './setup';
+import { credentialReferences } from './credentials';
+import type { InstanceOptions } from './instance';
+import { createInstance, editorNode } from './instance';
+import { latestVersion } from './nodeTypes';
 
-interface LoadOptionsBase extends NodeTypesOptions, CredentialTypesOptions {
+interface LoadOptionsBase extends InstanceOptions {
 	/** Name of the method under the node type's `methods.listSearch` / `methods.loadOptions`. */
 	name: string;
 	/** The node's current parameters, as the editor holds them (defaults are filled in). */
 	parameters?: INodeParameters;
-	/** Decrypted credential data by credential type, as the instance would hold it. */
-	credentials?: CredentialsData;
-	/**
-	 * Credentials referenced on the node; by default every type given in
-	 * `credentials` is referenced, as if selected in the node's credential field.
-	 */
-	nodeCredentials?: INodeCredentials;
 	/** Full node type name. */
 	type?: string;
 	/** Defaults to the type's latest version. */
 	typeVersion?: number;
-	/**
-	 * Path of the parameter the editor asks for, e.g. `parameters.reportId`; by default the
-	 * first parameter of the node type that uses the method.
-	 */
-	path?: string;
 }
 
 export interface ListSearchOptions extends LoadOptionsBase {
@@ -54,37 +32,24 @@ export interface LoadOptionsMethodOptions extends LoadOptionsBase {
 
 export type LoadOptionsOptions = ListSearchOptions | LoadOptionsMethodOptions;
 
-/** Node name and id n8n's server gives the throw-away node it builds for these calls. */
-export const LOAD_OPTIONS_NODE_NAME = 'Temp-Node';
-const LOAD_OPTIONS_NODE_ID = 'uuid-1234';
-
-function latestVersion(nodeType: INodeType): number {
-	const { version } = nodeType.description;
-	return Array.isArray(version) ? Math.max(...version) : version;
-}
+// Name and id n8n's server gives the throw-away node it builds for these calls.
+const LOAD_OPTIONS_NODE = { id: 'uuid-1234', name: 'Temp-Node' };
 
 /** Where in the node's parameters the editor shows the field that calls the method. */
-function pathOfMethod(
-	properties: INodeProperties[],
-	method: LoadOptionsOptions['method'],
-	name: string,
-	prefix = 'parameters',
-): string | undefined {
+function pathOfMethod(properties: INodeProperties[], options: LoadOptionsOptions, prefix = 'parameters'): string | undefined {
 	for (const property of properties) {
 		const path = `${prefix}.${property.name}`;
 		const uses =
-			method === 'loadOptions'
-				? property.typeOptions?.loadOptionsMethod === name
-				: (property.modes ?? []).some((mode) => mode.typeOptions?.searchListMethod === name);
+			options.method === 'loadOptions'
+				? property.typeOptions?.loadOptionsMethod === options.name
+				: (property.modes ?? []).some((mode) => mode.typeOptions?.searchListMethod === options.name);
 		if (uses) return path;
 		for (const option of property.options ?? []) {
-			if ('values' in option) {
-				const found = pathOfMethod(option.values, method, name, `${path}.${option.name}`);
-				if (found) return found;
-			} else if ('type' in option) {
-				const found = pathOfMethod([option], method, name, path);
-				if (found) return found;
-			}
+			const found =
+				'values' in option
+					? pathOfMethod(option.values, options, `${path}.${option.name}`)
+					: 'type' in option && pathOfMethod([option], options, path);
+			if (found) return found;
 		}
 	}
 	return undefined;
@@ -100,74 +65,23 @@ function pathOfMethod(
  */
 export async function loadOptions(options: ListSearchOptions): Promise<INodeListSearchResult>;
 export async function loadOptions(options: LoadOptionsMethodOptions): Promise<INodePropertyOptions[]>;
-export async function loadOptions(
-	options: LoadOptionsOptions,
-): Promise<INodeListSearchResult | INodePropertyOptions[]> {
-	ensureEngine();
-
+export async function loadOptions(options: LoadOptionsOptions): Promise<INodeListSearchResult | INodePropertyOptions[]> {
 	const { method, name, type = 'n8n-nodes-phprank.phpRank' } = options;
-	const nodeTypes = new HarnessNodeTypes(options);
-	const credentialsHelper = new HarnessCredentialsHelper(
-		new HarnessCredentialTypes(options),
-		options.credentials,
-	);
-
-	const typeVersion =
-		options.typeVersion ?? latestVersion(NodeHelpers.getVersionedNodeType(nodeTypes.getByName(type)));
+	const { nodeTypes, additionalData } = createInstance(options);
+	const typeVersion = options.typeVersion ?? latestVersion(NodeHelpers.getVersionedNodeType(nodeTypes.getByName(type)).description);
 	const nodeType = nodeTypes.getByNameAndVersion(type, typeVersion);
-	const implementation = nodeType.methods?.[method]?.[name] as
-		| ((this: LoadOptionsContext, ...args: unknown[]) => Promise<unknown>)
-		| undefined;
-	if (typeof implementation !== 'function') {
-		// n8n's server answers with the same when the editor asks for a method the type lacks.
-		throw new UserError(`Node type does not have method defined: ${method}.${name} on ${type}`);
-	}
+	const implementation = nodeType.methods?.[method]?.[name] as ((this: LoadOptionsContext, ...args: unknown[]) => unknown) | undefined;
+	// n8n's server answers with the same when the editor asks for a method the type lacks.
+	if (typeof implementation !== 'function') throw new UserError(`Node type does not have method defined: ${method}.${name} on ${type}`);
 
-	const credentials =
-		options.nodeCredentials ?? referenceCredentials(options.credentials);
-	const node: INode = {
-		id: LOAD_OPTIONS_NODE_ID,
-		name: LOAD_OPTIONS_NODE_NAME,
-		type,
-		typeVersion,
-		position: [0, 0],
-		parameters: {},
-		...(Object.keys(credentials).length > 0 && { credentials }),
-	};
 	// The editor sends the node's parameters as it shows them: every visible one, defaults included.
-	const currentNodeParameters =
-		NodeHelpers.getNodeParameters(
-			nodeType.description.properties,
-			deepCopy(options.parameters ?? {}),
-			true,
-			false,
-			node,
-			nodeType.description,
-		) ?? deepCopy(options.parameters ?? {});
-	node.parameters = currentNodeParameters;
-
+	const references = credentialReferences(options.credentials);
+	const node = editorNode(nodeType, { ...LOAD_OPTIONS_NODE, type, typeVersion, ...references }, options.parameters);
 	const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes });
-
-	const additionalData = createAdditionalData(credentialsHelper, '');
 	// n8n builds these calls' additional data without an execution (getBase), with the parameters.
-	delete additionalData.executionId;
-	additionalData.currentNodeParameters = deepCopy(currentNodeParameters);
-
-	const path =
-		options.path ?? pathOfMethod(nodeType.description.properties, method, name) ?? 'parameters';
-	const context = new LoadOptionsContext(
-		workflow,
-		workflow.nodes[LOAD_OPTIONS_NODE_NAME],
-		additionalData,
-		path,
-	);
-
-	if (options.method === 'listSearch') {
-		return (await implementation.call(
-			context,
-			options.filter,
-			options.paginationToken,
-		)) as INodeListSearchResult;
-	}
-	return (await implementation.call(context)) as INodePropertyOptions[];
+	const data = { ...additionalData(), currentNodeParameters: deepCopy(node.parameters) };
+	const path = pathOfMethod(nodeType.description.properties, options) ?? 'parameters';
+	const context = new LoadOptionsContext(workflow, workflow.nodes[node.name], data, path);
+	const args = options.method === 'listSearch' ? [options.filter, options.paginationToken] : [];
+	return (await implementation.call(context, ...args)) as INodeListSearchResult | INodePropertyOptions[];
 }

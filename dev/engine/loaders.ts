@@ -1,28 +1,39 @@
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
 import { PackageDirectoryLoader } from 'n8n-core';
-import type { INodeType, IVersionedNodeType } from 'n8n-workflow';
+import type { ICredentialType, INodeType, IVersionedNodeType } from 'n8n-workflow';
 import { UserError } from 'n8n-workflow';
 
 import { ensureEngine, PACKAGE_ROOT } from './setup';
 
-export const BASE_PACKAGE_NAME = 'n8n-nodes-base';
+/** n8n's loader for an installed package; n8n-core's `getNode`/`getCredential` load a type's file on first use. */
+class PackageLoader extends PackageDirectoryLoader {
+	ensureLoaded(): this {
+		return this;
+	}
+}
 
 /**
- * `package.json` lists a community package's nodes and credentials by their
- * built `dist/…js` paths; runs here use the TypeScript sources instead.
+ * n8n-nodes-base, lazily: n8n reads its `known` index in `LazyPackageDirectoryLoader.loadAll`, asynchronously
+ * and together with every node's description (~450 nodes); a run needs the index alone.
  */
-export function distToSourcePath(distPath: string): string {
+class BasePackageLoader extends PackageLoader {
+	constructor(directory: string) {
+		super(directory);
+		this.known = { nodes: this.readJSONSync('dist/known/nodes.json'), credentials: this.readJSONSync('dist/known/credentials.json') };
+	}
+}
+
+/** `package.json` lists a community package's types by their built `dist/…js` paths; runs here use the sources. */
+function distToSourcePath(distPath: string): string {
 	return distPath.replace(/^(\.\/)?dist\//, '').replace(/\.js$/, '.ts');
 }
 
 /**
- * n8n's own loader for an installed community package (it registers node and
- * credential types, adds the standard declarative request options, validates
- * descriptions), reading the sources in place of `dist/`.
+ * This package, loaded the way n8n loads an installed community package (it registers node and credential
+ * types, adds the standard declarative request options, validates descriptions), from the sources.
  */
-class SourcePackageLoader extends PackageDirectoryLoader {
+class SourcePackageLoader extends PackageLoader {
 	private loaded = false;
 
 	protected override resolvePath(file: string): string {
@@ -30,14 +41,17 @@ class SourcePackageLoader extends PackageDirectoryLoader {
 	}
 
 	/** Loads everything `package.json` lists, once, failing loudly on a broken entry. */
-	ensureLoaded(): this {
+	override ensureLoaded(): this {
 		if (this.loaded) return this;
 		const { n8n, version } = this.packageJson;
-		for (const nodePath of n8n?.nodes ?? []) {
-			this.loadEntry(nodePath, () => this.loadNodeFromFile(nodePath, version));
-		}
-		for (const credentialPath of n8n?.credentials ?? []) {
-			this.loadEntry(credentialPath, () => this.loadCredentialFromFile(credentialPath));
+		let entry = '';
+		try {
+			for (entry of n8n?.nodes ?? []) this.loadNodeFromFile(entry, version);
+			for (entry of n8n?.credentials ?? []) this.loadCredentialFromFile(entry);
+		} catch (error) {
+			const source = distToSourcePath(entry);
+			const message = `${this.packageName}: could not load "${entry}" from its source "${source}": ${(error as Error).message}`;
+			throw new UserError(message, { cause: error });
 		}
 		// n8n derives which nodes may use a credential from the nodes that declare it.
 		for (const { type } of Object.values(this.credentialTypes)) {
@@ -46,73 +60,32 @@ class SourcePackageLoader extends PackageDirectoryLoader {
 		this.loaded = true;
 		return this;
 	}
-
-	private loadEntry(distPath: string, load: () => void): void {
-		try {
-			load();
-		} catch (error) {
-			const source = distToSourcePath(distPath);
-			throw new UserError(
-				`${this.packageName}: could not load "${distPath}" from its source "${source}": ${(error as Error).message}`,
-				{ cause: error },
-			);
-		}
-	}
 }
+
+let loaders: PackageLoader[] | undefined;
 
 /**
- * n8n's lazy loading for n8n-nodes-base: the package's `known` index maps a node or credential
- * name to its file, and n8n-core's `getNode`/`getCredential` require that one file on first use
- * instead of loading all ~450 nodes. n8n reads the index in `LazyPackageDirectoryLoader.loadAll`,
- * asynchronously and together with every node's description; a run needs the index alone.
+ * n8n-nodes-base first: its index is cheap to check, while this package (`n8n-nodes-phprank`) has its sources
+ * loaded on first use.
  */
-class BasePackageLoader extends PackageDirectoryLoader {
-	constructor(directory: string) {
-		super(directory);
-		this.known = {
-			nodes: this.readJSONSync('dist/known/nodes.json'),
-			credentials: this.readJSONSync('dist/known/credentials.json'),
-		};
-	}
-
-	/** The node type, or undefined if the package has none by that name; load errors propagate. */
-	findNode(nodeType: string): INodeType | IVersionedNodeType | undefined {
-		if (!(nodeType in this.nodeTypes) && !(nodeType in this.known.nodes)) return undefined;
-		return this.getNode(nodeType).type;
-	}
-}
-
-let ownPackage: SourcePackageLoader | undefined;
-let basePackage: BasePackageLoader | undefined;
-
-/** This package (`n8n-nodes-phprank`), loaded from source on first use. */
-export function ownPackageLoader(): SourcePackageLoader {
+export function packageLoaders(): PackageLoader[] {
 	ensureEngine();
-	ownPackage ??= new SourcePackageLoader(PACKAGE_ROOT);
-	return ownPackage.ensureLoaded();
+	loaders ??= [new BasePackageLoader(path.dirname(require.resolve('n8n-nodes-base/package.json'))), new SourcePackageLoader(PACKAGE_ROOT)];
+	return loaders;
 }
 
-let ownName: string | undefined;
-
-export function ownPackageName(): string {
-	ownName ??= (
-		JSON.parse(readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { name: string }
-	).name;
-	return ownName;
-}
-
-export function basePackageLoader(): BasePackageLoader {
-	ensureEngine();
-	basePackage ??= new BasePackageLoader(
-		path.dirname(require.resolve(`${BASE_PACKAGE_NAME}/package.json`)),
-	);
-	return basePackage;
-}
-
-/** Splits `package.nodeName` (package names may contain dots, node names do not). */
-export function splitTypeName(typeName: string): { packageName: string; name: string } {
+/** The node type `package.node` (package names may contain dots, node names do not), if either package has it. */
+export function findNodeType(typeName: string): INodeType | IVersionedNodeType | undefined {
 	const dot = typeName.lastIndexOf('.');
-	return dot === -1
-		? { packageName: '', name: typeName }
-		: { packageName: typeName.slice(0, dot), name: typeName.slice(dot + 1) };
+	const name = typeName.slice(dot + 1);
+	const loader = packageLoaders().find(({ packageName }) => packageName === typeName.slice(0, Math.max(dot, 0)));
+	return loader && name in loader.ensureLoaded().known.nodes ? loader.getNode(name).type : undefined;
+}
+
+/** A credential type either package has, and the full names (`package.node`) of the nodes that may use it. */
+export function findCredentialType(name: string): { type: ICredentialType; supportedNodes: string[] } | undefined {
+	const loader = packageLoaders().find((candidate) => name in candidate.ensureLoaded().known.credentials);
+	if (!loader) return undefined;
+	const supportedNodes = (loader.known.credentials[name].supportedNodes ?? []).map((node) => `${loader.packageName}.${node}`);
+	return { type: loader.getCredential(name).type, supportedNodes };
 }

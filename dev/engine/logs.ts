@@ -2,7 +2,7 @@ import { inspect } from 'node:util';
 
 import type { Logger, LogMetadata } from 'n8n-workflow';
 
-export type LogLevel = 'error' | 'warn' | 'info' | 'debug';
+type LogLevel = 'error' | 'warn' | 'info' | 'debug';
 
 export interface LogLine {
 	level: LogLevel;
@@ -22,7 +22,7 @@ function record(level: LogLevel, message: string, meta?: LogMetadata): void {
 	}
 }
 
-export interface CapturingLogger extends Logger {
+interface CapturingLogger extends Logger {
 	scoped(): CapturingLogger;
 }
 
@@ -38,21 +38,11 @@ export const capturingLogger: CapturingLogger = {
 	scoped: () => capturingLogger,
 };
 
-export interface LogCapture {
-	readonly lines: LogLine[];
-	stop(): LogLine[];
-}
-
-export function captureLogs(): LogCapture {
+/** Collects the lines logged until `stop` is called. */
+export function captureLogs(): { lines: LogLine[]; stop(): void } {
 	const lines: LogLine[] = [];
 	openCaptures.add(lines);
-	return {
-		lines,
-		stop() {
-			openCaptures.delete(lines);
-			return lines;
-		},
-	};
+	return { lines, stop: () => openCaptures.delete(lines) };
 }
 
 /** Renders log lines, metadata and any errors inside it, as one searchable string. */

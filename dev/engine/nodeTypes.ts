@@ -11,13 +11,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeHelpers, UserError } from 'n8n-workflow';
 
-import {
-	BASE_PACKAGE_NAME,
-	basePackageLoader,
-	ownPackageLoader,
-	ownPackageName,
-	splitTypeName,
-} from './loaders';
+import { findNodeType, packageLoaders } from './loaders';
 import { rememberThrownError } from './thrownErrors';
 
 export interface NodeTypesOptions {
@@ -30,31 +24,30 @@ export interface NodeTypesOptions {
 
 const TOOL_SUFFIX = 'Tool';
 
-type Execute = NonNullable<INodeType['execute']>;
-
-// The option names n8n's loader puts into a declarative node's "requestOptions".
-function standardRequestOptionNames(): string[] {
-	const probe = {
-		description: { properties: [] as INodeProperties[], inputs: [], outputs: [] },
-	} as unknown as INodeType;
-	DirectoryLoader.applyDeclarativeNodeOptionParameters(probe);
-	const added = probe.description.properties.find(({ name }) => name === 'requestOptions');
-	return (added?.options ?? []).map((option) => option.name);
+export function allVersions(type: INodeType | IVersionedNodeType): INodeType[] {
+	return 'nodeVersions' in type ? Object.values(type.nodeVersions) : [type];
 }
 
+/** The version the editor gives a new node of the type. */
+export function latestVersion({ version }: INodeTypeDescription): number {
+	return Array.isArray(version) ? Math.max(...version) : version;
+}
+
+const requestOptionNames = (type: INodeType) =>
+	(type.description.properties.find(({ name }) => name === 'requestOptions')?.options ?? []).map((option) => option.name);
+
 /**
- * n8n adds the standard declarative "request options" to a node type when it
- * loads it; a type handed in directly gets the same. n8n's helper is not
- * idempotent, and test types are often reused or derived from one another.
+ * n8n adds the standard declarative "request options" to a node type when it loads it; a type handed in
+ * directly gets the same. n8n's helper adds them again on every call, and test types are often reused or
+ * derived from one another, so a version that already has them all is left alone.
  */
 function prepareExtraType(type: INodeType | IVersionedNodeType): void {
-	const versions = 'nodeVersions' in type ? Object.values(type.nodeVersions) : [type];
-	const standard = standardRequestOptionNames();
-	for (const version of versions) {
-		const existing = version.description.properties.find(({ name }) => name === 'requestOptions');
-		const existingNames = (existing?.options ?? []).map((option) => option.name);
-		if (existing && standard.every((name) => existingNames.includes(name))) continue;
-		DirectoryLoader.applyDeclarativeNodeOptionParameters(version);
+	const probe = { description: { properties: [] as INodeProperties[], inputs: [], outputs: [] } } as unknown as INodeType;
+	DirectoryLoader.applyDeclarativeNodeOptionParameters(probe);
+	const standard = requestOptionNames(probe);
+	for (const version of allVersions(type)) {
+		const existing = requestOptionNames(version);
+		if (!standard.every((name) => existing.includes(name))) DirectoryLoader.applyDeclarativeNodeOptionParameters(version);
 	}
 }
 
@@ -75,36 +68,20 @@ function needsRoutingExecute(nodeType: INodeType): boolean {
 	);
 }
 
-function routingExecute(nodeType: INodeType): Execute {
-	return async function (this: IExecuteFunctions) {
-		const data = await new RoutingNode(this as unknown as ExecuteContext, nodeType).runNode();
-		return data ?? [];
-	};
-}
-
-function recordingThrownErrors(execute: Execute): Execute {
-	return async function (this: IExecuteFunctions) {
+/** A view of the node type as n8n executes it, remembering what it throws, without mutating the loaded type. */
+function forExecution(nodeType: INodeType): INodeType {
+	const own = nodeType.execute;
+	if (!own && !needsRoutingExecute(nodeType)) return nodeType;
+	async function execute(this: IExecuteFunctions) {
 		try {
-			return await execute.call(this);
+			return own ? await own.call(this) : ((await new RoutingNode(this as unknown as ExecuteContext, nodeType).runNode()) ?? []);
 		} catch (error) {
 			rememberThrownError(this.getExecutionId(), this.getNode().name, error);
 			throw error;
 		}
-	};
+	}
+	return Object.create(nodeType, { execute: { value: execute, enumerable: true } }) as INodeType;
 }
-
-/** A view of the node type as n8n executes it, without mutating the loaded type. */
-function forExecution(nodeType: INodeType): INodeType {
-	const execute =
-		nodeType.execute ?? (needsRoutingExecute(nodeType) ? routingExecute(nodeType) : undefined);
-	if (!execute) return nodeType;
-	return Object.create(nodeType, {
-		execute: { value: recordingThrownErrors(execute), enumerable: true },
-	}) as INodeType;
-}
-
-const TOOL_DESCRIPTION_HINT =
-	'Explain to the LLM what this tool does, a good, specific description would allow LLMs to produce expected results much more often';
 
 /**
  * The description n8n gives the `…Tool` variant of a `usableAsTool` node: no main
@@ -114,16 +91,12 @@ const TOOL_DESCRIPTION_HINT =
  */
 export function toToolDescription(description: INodeTypeDescription): INodeTypeDescription {
 	const { usableAsTool, ...base } =
-		typeof description.usableAsTool === 'object'
-			? { ...description, ...description.usableAsTool.replacements }
-			: description;
+		typeof description.usableAsTool === 'object' ? { ...description, ...description.usableAsTool.replacements } : description;
 	void usableAsTool;
 
 	const properties = [...base.properties];
 	if (!properties.some((property) => property.name === 'toolDescription')) {
-		const choosesByOperation = properties.some(
-			(property) => property.name === 'resource' || property.name === 'operation',
-		);
+		const choosesByOperation = properties.some((property) => property.name === 'resource' || property.name === 'operation');
 		const toolDescription: INodeProperties = {
 			displayName: 'Description',
 			name: 'toolDescription',
@@ -131,7 +104,8 @@ export function toToolDescription(description: INodeTypeDescription): INodeTypeD
 			default: base.description,
 			required: true,
 			typeOptions: { rows: 2 },
-			description: TOOL_DESCRIPTION_HINT,
+			description:
+				'Explain to the LLM what this tool does, a good, specific description would allow LLMs to produce expected results much more often',
 			...(choosesByOperation && { displayOptions: { show: { descriptionType: ['manual'] } } }),
 		};
 		const descriptionType: INodeProperties = {
@@ -140,24 +114,14 @@ export function toToolDescription(description: INodeTypeDescription): INodeTypeD
 			type: 'options',
 			noDataExpression: true,
 			options: [
-				{
-					name: 'Set Automatically',
-					value: 'auto',
-					description: 'Automatically set based on resource and operation',
-				},
+				{ name: 'Set Automatically', value: 'auto', description: 'Automatically set based on resource and operation' },
 				{ name: 'Set Manually', value: 'manual', description: 'Manually set the description' },
 			],
 			default: 'auto',
 		};
-		let afterCallouts = 0;
-		properties.forEach((property, index) => {
-			if (property.type === 'callout') afterCallouts = index + 1;
-		});
-		properties.splice(
-			afterCallouts,
-			0,
-			...(choosesByOperation ? [descriptionType, toolDescription] : [toolDescription]),
-		);
+		// After the last callout.
+		const at = properties.map((property) => property.type).lastIndexOf('callout') + 1;
+		properties.splice(at, 0, ...(choosesByOperation ? [descriptionType, toolDescription] : [toolDescription]));
 	}
 
 	return {
@@ -167,11 +131,7 @@ export function toToolDescription(description: INodeTypeDescription): INodeTypeD
 		inputs: [],
 		outputs: [NodeConnectionTypes.AiTool],
 		properties,
-		codex: {
-			...base.codex,
-			categories: ['AI'],
-			subcategories: { AI: ['Tools'], Tools: ['Other Tools'] },
-		},
+		codex: { ...base.codex, categories: ['AI'], subcategories: { AI: ['Tools'], Tools: ['Other Tools'] } },
 	};
 }
 
@@ -197,11 +157,8 @@ export class HarnessNodeTypes implements INodeTypes {
 
 	getByNameAndVersion(typeName: string, version?: number): INodeType {
 		const key = `${typeName}@${version ?? 'latest'}`;
-		let served = this.servedTypes.get(key);
-		if (!served) {
-			served = this.resolve(typeName, version);
-			this.servedTypes.set(key, served);
-		}
+		const served = this.servedTypes.get(key) ?? this.resolve(typeName, version);
+		this.servedTypes.set(key, served);
 		return served;
 	}
 
@@ -210,12 +167,10 @@ export class HarnessNodeTypes implements INodeTypes {
 		for (const [typeName, type] of Object.entries(this.extraTypes)) {
 			known[typeName] = { className: type.constructor.name, sourcePath: '' };
 		}
-		for (const [name, details] of Object.entries(basePackageLoader().known.nodes)) {
-			known[`${BASE_PACKAGE_NAME}.${name}`] = { ...details };
-		}
-		const own = ownPackageLoader();
-		for (const [name, details] of Object.entries(own.known.nodes)) {
-			known[`${own.packageName}.${name}`] = { ...details };
+		for (const loader of packageLoaders()) {
+			for (const [name, details] of Object.entries(loader.ensureLoaded().known.nodes)) {
+				known[`${loader.packageName}.${name}`] = { ...details };
+			}
 		}
 		return known;
 	}
@@ -224,33 +179,17 @@ export class HarnessNodeTypes implements INodeTypes {
 		const loaded = this.findLoaded(typeName);
 		if (loaded) return forExecution(NodeHelpers.getVersionedNodeType(loaded, version));
 
-		if (typeName.endsWith(TOOL_SUFFIX)) {
-			const baseTypeName = typeName.slice(0, -TOOL_SUFFIX.length);
-			const baseLoaded = this.findLoaded(baseTypeName);
-			if (baseLoaded) {
-				const base = NodeHelpers.getVersionedNodeType(baseLoaded, version);
-				if (!base.description.usableAsTool) {
-					throw new UserError(`Node type "${baseTypeName}" is not usable as a tool`);
-				}
-				// The tool inherits the base type's execution; only its description differs.
-				return Object.create(forExecution(base), {
-					description: { value: toToolDescription(base.description), enumerable: true },
-				}) as INodeType;
-			}
-		}
-
-		throw new UserError(`Unrecognized node type: ${typeName}`);
+		const baseTypeName = typeName.slice(0, -TOOL_SUFFIX.length);
+		const baseLoaded = typeName.endsWith(TOOL_SUFFIX) ? this.findLoaded(baseTypeName) : undefined;
+		if (!baseLoaded) throw new UserError(`Unrecognized node type: ${typeName}`);
+		const base = NodeHelpers.getVersionedNodeType(baseLoaded, version);
+		if (!base.description.usableAsTool) throw new UserError(`Node type "${baseTypeName}" is not usable as a tool`);
+		// The tool inherits the base type's execution; only its description differs.
+		const description = toToolDescription(base.description);
+		return Object.create(forExecution(base), { description: { value: description, enumerable: true } }) as INodeType;
 	}
 
 	private findLoaded(typeName: string): INodeType | IVersionedNodeType | undefined {
-		if (typeName in this.extraTypes) return this.extraTypes[typeName];
-
-		const { packageName, name } = splitTypeName(typeName);
-		if (packageName === BASE_PACKAGE_NAME) return basePackageLoader().findNode(name);
-		if (packageName === ownPackageName()) {
-			const own = ownPackageLoader();
-			return name in own.nodeTypes ? own.nodeTypes[name].type : undefined;
-		}
-		return undefined;
+		return this.extraTypes[typeName] ?? findNodeType(typeName);
 	}
 }

@@ -4,7 +4,7 @@ import path from 'node:path';
 
 import { Logger } from '@n8n/backend-common';
 import { Container } from '@n8n/di';
-import { BinaryDataService } from 'n8n-core';
+import { BinaryDataService, RESTRICT_FILE_ACCESS_TO } from 'n8n-core';
 import { LoggerProxy } from 'n8n-workflow';
 
 import { capturingLogger } from './logs';
@@ -16,14 +16,19 @@ const FOLDER_PREFIX = 'n8n-harness-';
 let userFolder: string | undefined;
 let binaryDataReady: Promise<void> | undefined;
 
-/** Removes user folders left behind by earlier test processes that have ended. */
-function removeFoldersOfEndedRuns(): void {
-	if (!existsSync('/proc/self')) return;
-	for (const entry of readdirSync(tmpdir())) {
-		const pid = new RegExp(`^${FOLDER_PREFIX}(\\d+)-`).exec(entry)?.[1];
-		if (pid === undefined || existsSync(`/proc/${pid}`)) continue;
-		rmSync(path.join(tmpdir(), entry), { recursive: true, force: true });
+/** A throw-away user folder, after removing those left behind by earlier test processes that have ended. */
+function createUserFolder(): string {
+	if (existsSync('/proc/self')) {
+		for (const entry of readdirSync(tmpdir())) {
+			const pid = new RegExp(`^${FOLDER_PREFIX}(\\d+)-`).exec(entry)?.[1];
+			if (pid !== undefined && !existsSync(`/proc/${pid}`)) rmSync(path.join(tmpdir(), entry), { recursive: true, force: true });
+		}
 	}
+	const created = mkdtempSync(path.join(tmpdir(), `${FOLDER_PREFIX}${process.pid}-`));
+	process.env.N8N_USER_FOLDER = created;
+	// Jest's sandboxed `process` never sees the real exit, hence also the sweep of ended runs.
+	process.once('exit', () => rmSync(created, { recursive: true, force: true }));
+	return created;
 }
 
 /**
@@ -35,23 +40,12 @@ function removeFoldersOfEndedRuns(): void {
  */
 export function ensureEngine(): void {
 	if (userFolder) return;
-
-	if (process.env.N8N_USER_FOLDER) {
-		userFolder = process.env.N8N_USER_FOLDER;
-	} else {
-		removeFoldersOfEndedRuns();
-		const created = mkdtempSync(path.join(tmpdir(), `${FOLDER_PREFIX}${process.pid}-`));
-		userFolder = created;
-		process.env.N8N_USER_FOLDER = created;
-		// Jest's sandboxed `process` never sees the real exit, hence also the sweep above.
-		process.once('exit', () => rmSync(created, { recursive: true, force: true }));
-	}
-
+	userFolder = process.env.N8N_USER_FOLDER || createUserFolder();
 	const filesFolder = path.join(userFolder, 'files');
 	mkdirSync(filesFolder, { recursive: true });
 	// File nodes (Read/Write Files, Extract From File) may touch only this
 	// folder, as on a real instance, unless the caller allowed others first.
-	process.env.N8N_RESTRICT_FILE_ACCESS_TO ??= filesFolder;
+	process.env[RESTRICT_FILE_ACCESS_TO] ??= filesFolder;
 
 	Container.set(Logger, capturingLogger as unknown as Logger);
 	LoggerProxy.init(capturingLogger);

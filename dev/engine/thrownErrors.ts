@@ -7,13 +7,7 @@
 const thrownByExecution = new Map<string, Map<string, Error>>();
 
 export function rememberThrownError(executionId: string, nodeName: string, error: unknown): void {
-	if (!(error instanceof Error)) return;
-	let byNode = thrownByExecution.get(executionId);
-	if (!byNode) {
-		byNode = new Map();
-		thrownByExecution.set(executionId, byNode);
-	}
-	byNode.set(nodeName, error);
+	if (error instanceof Error) thrownByExecution.set(executionId, takeThrownErrors(executionId).set(nodeName, error));
 }
 
 /** Returns and forgets what nodes threw during the given execution. */

@@ -1,19 +1,9 @@
-import type {
-	ExecutionBaseError,
-	IDataObject,
-	IExecuteFunctions,
-	INode,
-	INodeCredentials,
-	INodeParameters,
-	INodeType,
-	IRun,
-} from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeType } from 'n8n-workflow';
 import { jsonParse, NodeConnectionTypes } from 'n8n-workflow';
 
-import type { CredentialsData } from './credentials';
-import type { LogLine } from './logs';
-import type { RunOptions } from './run';
-import { credentialReferences, manualTrigger, runWorkflow, TRIGGER_NODE_NAME } from './run';
+import { credentialReferences } from './credentials';
+import type { RunNodeOptions, RunNodeResult } from './run';
+import { manualWorkflow, runWorkflow } from './run';
 
 interface InvocableTool {
 	name: string;
@@ -21,8 +11,9 @@ interface InvocableTool {
 	invoke(args: IDataObject): Promise<unknown>;
 }
 
-export const AGENT_NODE_NAME = 'AI Agent';
+const AGENT_NODE_NAME = 'AI Agent';
 const AGENT_TYPE = 'n8n-nodes-harness.toolCaller';
+const TOOL_NODE_NAME = 'Tool under test';
 
 /**
  * Stands in for an AI Agent: takes the connected tool the way an agent does
@@ -50,88 +41,56 @@ function toolCaller(args: IDataObject): INodeType {
 			const tool = (await this.getInputConnectionData(NodeConnectionTypes.AiTool, 0)) as InvocableTool;
 			const raw = await tool.invoke(args);
 			const response = typeof raw === 'string' ? jsonParse(raw, { fallbackValue: raw }) : raw;
-			return [[{ json: { toolName: tool.name, toolDescription: tool.description, response } as IDataObject }]];
+			return [[{ json: { toolDescription: tool.description, response } as IDataObject }]];
 		},
 	};
 }
 
-export interface RunToolOptions extends RunOptions {
-	/** Full type name of the tool variant. */
-	type?: string;
-	typeVersion?: number;
-	name?: string;
-	/** The tool node's parameters; `$fromAI('key')` values are filled from `args`. */
-	parameters?: INodeParameters;
-	/** The arguments the model calls the tool with. */
+export interface RunToolOptions extends Omit<RunNodeOptions, 'items' | 'continueOnFail'> {
+	/** The arguments the model calls the tool with; `$fromAI('key')` values in the parameters are filled from them. */
 	args?: IDataObject;
-	nodeCredentials?: INodeCredentials;
 }
 
-export interface RunToolResult {
+export interface RunToolResult extends Pick<RunNodeResult, 'run' | 'error' | 'logs'> {
 	/** What the agent gets back from the tool: the items' JSON it returned. */
 	response?: unknown;
-	/** Name and description the model sees for the tool. */
-	toolName?: string;
+	/** The description the model sees for the tool. */
 	toolDescription?: string;
-	/** The error the tool node threw, if the call failed. */
-	error?: ExecutionBaseError;
-	run: IRun;
-	logs: LogLine[];
-	credentialsAfter: CredentialsData;
 }
 
 /** Runs a `…Tool` node as an AI Agent would call it: Manual Trigger → agent ← tool. */
 export async function runTool(options: RunToolOptions = {}): Promise<RunToolResult> {
-	const {
-		type = 'n8n-nodes-phprank.phpRankTool',
-		typeVersion = 1,
-		name = 'Tool under test',
-		parameters = {},
-		args = {},
-		nodeCredentials,
-		...runOptions
-	} = options;
-
-	const nodes: INode[] = [
-		manualTrigger(),
-		{
-			id: '00000000-0000-4000-8000-000000000003',
-			name: AGENT_NODE_NAME,
-			type: AGENT_TYPE,
-			typeVersion: 1,
-			position: [220, 0],
-			parameters: {},
-		},
-		{
-			id: '00000000-0000-4000-8000-000000000004',
-			name,
-			type,
-			typeVersion,
-			position: [220, 200],
-			parameters,
-			...credentialReferences({ nodeCredentials, credentials: runOptions.credentials }),
-		},
-	];
-
-	const result = await runWorkflow(
-		{
-			nodes,
-			connections: {
-				[TRIGGER_NODE_NAME]: { main: [[{ node: AGENT_NODE_NAME, type: 'main', index: 0 }]] },
-				[name]: { ai_tool: [[{ node: AGENT_NODE_NAME, type: 'ai_tool', index: 0 }]] },
+	const { type = 'n8n-nodes-phprank.phpRankTool', typeVersion = 1, parameters = {}, args = {}, ...runOptions } = options;
+	const workflow = manualWorkflow(
+		[
+			{
+				id: '00000000-0000-4000-8000-000000000003',
+				name: AGENT_NODE_NAME,
+				type: AGENT_TYPE,
+				typeVersion: 1,
+				position: [220, 0],
+				parameters: {},
 			},
-		},
-		{ ...runOptions, nodeTypes: { ...runOptions.nodeTypes, [AGENT_TYPE]: toolCaller(args) } },
+			{
+				id: '00000000-0000-4000-8000-000000000004',
+				name: TOOL_NODE_NAME,
+				type,
+				typeVersion,
+				position: [220, 200],
+				parameters,
+				...credentialReferences(runOptions.credentials),
+			},
+		],
+		{ [TOOL_NODE_NAME]: { ai_tool: [[{ node: AGENT_NODE_NAME, type: 'ai_tool', index: 0 }]] } },
 	);
+	const result = await runWorkflow(workflow, { ...runOptions, nodeTypes: { ...runOptions.nodeTypes, [AGENT_TYPE]: toolCaller(args) } });
 
 	const called = result.output(AGENT_NODE_NAME)[0]?.json;
 	return {
 		response: called?.response,
-		toolName: called?.toolName as string | undefined,
 		toolDescription: called?.toolDescription as string | undefined,
-		error: result.errorOf(name) ?? result.error,
+		error: result.errorOf(TOOL_NODE_NAME) ?? result.error,
 		run: result.run,
 		logs: result.logs,
-		credentialsAfter: result.credentialsAfter,
 	};
 }

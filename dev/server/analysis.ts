@@ -3,18 +3,11 @@
  * Scoring is split from describing so that seeding thousands of reports only pays for the cheap part;
  * the several-kilobyte `results` object is rebuilt on demand from the same seed.
  */
-import { hashString, pick, pickSome, randomInt, Random, seededRandom, times } from './random';
-
 type Importance = 'high' | 'medium' | 'low';
 
-export interface CheckResult {
-	passed: boolean;
-	importance: Importance;
-	value: unknown;
-	errors?: Record<string, unknown>;
-}
+type CheckResult = { passed: boolean; importance: Importance; value: unknown; errors?: Record<string, unknown> };
 
-export type Results = Record<string, CheckResult>;
+type Random = () => number;
 
 interface Page {
 	random: Random;
@@ -24,12 +17,38 @@ interface Page {
 	words: string[];
 }
 
-type Describe = (page: Page, passed: boolean) => { value: unknown; errors?: Record<string, unknown> };
+type Range = [number, number];
+type Describe = (page: Page, passed: boolean) => Omit<CheckResult, 'passed' | 'importance'>;
 
-interface Check {
-	name: string;
-	importance: Importance;
-	describe: Describe;
+// Bound once: inside a vm context (as under jest) every global lookup of Math is slow, and this runs per value.
+const { floor, imul } = Math;
+
+/** FNV-1a. */
+function hashString(text: string, seed = 0x811c9dc5): number {
+	let hash = seed >>> 0;
+	for (let i = 0; i < text.length; i++) hash = imul(hash ^ text.charCodeAt(i), 0x01000193);
+	return hash >>> 0;
+}
+
+/** mulberry32: tiny, fast and good enough for fake data. */
+function seededRandom(seed: number): Random {
+	let state = seed >>> 0;
+	return () => {
+		state = (state + 0x6d2b79f5) >>> 0;
+		let t = imul(state ^ (state >>> 15), state | 1);
+		t ^= t + imul(t ^ (t >>> 7), t | 61);
+		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+	};
+}
+
+const randomInt = (random: Random, min: number, max: number) => min + floor(random() * (max - min + 1));
+const pick = <T>(random: Random, items: readonly T[]) => items[floor(random() * items.length)];
+
+/** A plain loop: Array.from({ length }) is several times slower, and fake data is built per read. */
+function times<T>(count: number, make: (index: number) => T): T[] {
+	const items: T[] = [];
+	for (let i = 0; i < count; i++) items.push(make(i));
+	return items;
 }
 
 // With these weights the total is 71, a prime, so a score is a whole number only at 0 and 100.
@@ -41,259 +60,147 @@ const VOCABULARY = [
 ];
 const ASSET_FOLDERS = ['assets', 'static', 'media', 'cdn', 'build'];
 const SERVERS = ['Apache/2.4.41 (Ubuntu)', 'nginx/1.18.0', 'Microsoft-IIS/10.0', 'LiteSpeed'];
+const INLINE_STYLES = ['color: #333; margin: 0 auto;', 'display: none;', 'font-weight: 700;'];
 
-const sentence = (page: Page, count: number) => pickSome(page.random, page.words, count).join(' ');
+const words = (page: Page, count: number) => times(count, () => pick(page.random, page.words));
+const sentence = (page: Page, count: number) => words(page, count).join(' ');
 const capitalised = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 const assetUrls = (page: Page, count: number, extension: string) =>
-	times(
-		count,
-		(i) => `${page.origin}/${pick(page.random, ASSET_FOLDERS)}/${pick(page.random, page.words)}-${i + 1}.${extension}`,
-	);
+	times(count, (i) => `${page.origin}/${pick(page.random, ASSET_FOLDERS)}/${pick(page.random, page.words)}-${i + 1}.${extension}`);
 const pageLinks = (page: Page, origin: string, count: number) =>
 	times(count, () => {
 		const text = sentence(page, 2);
 		return { url: `${origin}/${text.replace(/ /g, '-')}`, text: capitalised(text) };
 	});
 const missing = (passed: boolean, value: unknown) => (passed ? { value } : { value: null, errors: { missing: null } });
+/** A list of offenders, only made up (and only drawing random numbers) when the check fails. */
+const flagged = (passed: boolean, error: string, offenders: () => unknown) =>
+	passed ? { value: [] } : { value: null, errors: { [error]: offenders() } };
+/** A measured value that fails when it breaks a fixed limit. */
+const limited = (passed: boolean, value: unknown, broken: Record<string, unknown>) => (passed ? { value } : { value, errors: broken });
 /** A measured number: within the passing range, or outside it with the bound it broke. */
-const measured = (page: Page, passed: boolean, passing: [number, number], failing: [number, number], broken: Record<string, unknown>) => {
-	const value = passed ? randomInt(page.random, ...passing) : randomInt(page.random, ...failing);
-	return passed ? { value } : { value, errors: broken };
+const measured = (page: Page, passed: boolean, limit: { passing: Range; failing: Range; broken: Record<string, unknown> }) =>
+	limited(passed, randomInt(page.random, ...(passed ? limit.passing : limit.failing)), limit.broken);
+
+/** Every check by name, in the order phpRank lists them. */
+const CHECKS: Record<string, [Importance, Describe]> = {
+	title: ['high', (page, passed) => {
+		const title = capitalised(`${sentence(page, 4)} | ${page.host}`);
+		if (passed) return { value: title };
+		return page.random() < 0.5
+			? { value: null, errors: { missing: null } }
+			: { value: `${title} ${sentence(page, 8)}`, errors: { too_long: { max: 60 } } };
+	}],
+	meta_description: ['high', (page, passed) => missing(passed, capitalised(`${sentence(page, 14)}.`))],
+	headings: ['high', (page, passed) => {
+		const headings = {
+			h1: [capitalised(sentence(page, 3))],
+			h2: times(randomInt(page.random, 2, 6), () => capitalised(sentence(page, 3))),
+			h3: times(randomInt(page.random, 0, 5), () => capitalised(sentence(page, 4))),
+		};
+		if (passed) return { value: headings };
+		return page.random() < 0.5
+			? { value: { ...headings, h1: [] }, errors: { missing: null } }
+			: { value: { ...headings, h1: [...headings.h1, headings.h2[0]] }, errors: { duplicate: headings.h1 } };
+	}],
+	content_keywords: ['high', (page, passed) => {
+		const keywords = words(page, 4);
+		return passed ? { value: keywords } : { value: keywords.slice(0, 1), errors: { missing: keywords.slice(1) } };
+	}],
+	image_keywords: ['medium', (page, passed) => flagged(passed, 'missing', () => assetUrls(page, randomInt(page.random, 1, 6), 'jpg'))],
+	seo_friendly_url: ['high', (page, passed) => {
+		const value = `${page.origin}/${page.words.slice(0, 3).join('-')}`;
+		return passed ? { value } : { value, errors: { bad_format: [`${page.origin}/index.php?id=${randomInt(page.random, 1, 999)}`] } };
+	}],
+	'404_page': ['high', (page, passed) => missing(passed, `${page.origin}/404-${randomInt(page.random, 100000, 999999)}`)],
+	robots: ['high', (_page, passed) => limited(passed, null, { failed: ['Disallow: /'] })],
+	noindex: ['high', (_page, passed) => limited(passed, passed ? null : 'noindex, nofollow', { noindex: 'noindex, nofollow' })],
+	in_page_links: ['medium', (page, passed) => {
+		const links = {
+			Internals: pageLinks(page, page.origin, randomInt(page.random, 6, passed ? 14 : 30)),
+			Externals: pageLinks(page, `https://${pick(page.random, page.words)}.example.org`, randomInt(page.random, 1, 6)),
+		};
+		return limited(passed, links, { too_many: { max: 150 } });
+	}],
+	language: ['medium', (page, passed) => missing(passed, pick(page.random, ['en', 'en-US', 'en-GB', 'de', 'fr']))],
+	favicon: ['medium', (page, passed) => missing(passed, `${page.origin}/favicon.ico`)],
+	text_compression: ['high', (page, passed) =>
+		missing(passed, passed ? { encoding: pick(page.random, ['gzip', 'br']), saved: randomInt(page.random, 8000, 90000) } : null)],
+	load_time: ['high', (page, passed) => {
+		const seconds = Math.round((passed ? 0.1 + page.random() * 1.8 : 2.1 + page.random() * 6) * 100) / 100;
+		return limited(passed, seconds, { too_slow: { max: 2 } });
+	}],
+	page_size: ['medium', (page, passed) =>
+		measured(page, passed, { passing: [20000, 330000], failing: [330001, 2400000], broken: { too_large: { max: 330000 } } })],
+	http_requests: ['medium', (page, passed) => {
+		const scale = passed ? 1 : 3;
+		const resources = {
+			JavaScripts: assetUrls(page, randomInt(page.random, 2, 6) * scale, 'js'),
+			CSS: assetUrls(page, randomInt(page.random, 1, 4) * scale, 'css'),
+			Images: assetUrls(page, randomInt(page.random, 4, 10) * scale, 'png'),
+		};
+		return limited(passed, resources, { too_many: { max: 50 } });
+	}],
+	image_format: ['medium', (page, passed) => flagged(passed, 'bad_format', () => assetUrls(page, randomInt(page.random, 1, 5), 'bmp'))],
+	defer_javascript: ['low', (page, passed) => flagged(passed, 'missing', () => assetUrls(page, randomInt(page.random, 1, 4), 'js'))],
+	dom_size: ['low', (page, passed) =>
+		measured(page, passed, { passing: [200, 1500], failing: [1501, 6000], broken: { too_many: { max: 1500 } } })],
+	doctype: ['medium', (_page, passed) => missing(passed, 'html')],
+	https_encryption: ['high', (page, passed) => limited(passed, page.https, { missing: null })],
+	mixed_content: ['high', (page, passed) =>
+		flagged(passed, 'failed', () => assetUrls(page, randomInt(page.random, 1, 3), 'js').map((url) => url.replace('https:', 'http:')))],
+	server_signature: ['medium', (page, passed) => {
+		const signature = pick(page.random, SERVERS);
+		return limited(passed, passed ? null : signature, { failed: signature });
+	}],
+	unsafe_cross_origin_links: ['medium', (page, passed) =>
+		flagged(passed, 'failed', () => pageLinks(page, 'https://partner.example.net', randomInt(page.random, 1, 3)).map((link) => link.url))],
+	plaintext_email: ['low', (page, passed) => flagged(passed, 'failed', () => [`info@${page.host}`])],
+	structured_data: ['low', (page, passed) => {
+		const title = capitalised(sentence(page, 3));
+		return missing(passed, {
+			'Open Graph': { 'og:title': title, 'og:type': 'website', 'og:url': page.origin },
+			Twitter: { 'twitter:card': 'summary_large_image', 'twitter:title': title },
+			'Schema.org': { '@type': 'WebPage', name: title },
+		});
+	}],
+	meta_viewport: ['high', (_page, passed) => missing(passed, 'width=device-width, initial-scale=1')],
+	charset: ['medium', (_page, passed) => missing(passed, 'UTF-8')],
+	sitemap: ['medium', (page, passed) => missing(passed, [`${page.origin}/sitemap.xml`, `${page.origin}/sitemap-posts.xml`])],
+	social: ['low', (page, passed) => {
+		const handle = page.host.split('.')[0];
+		return missing(passed, {
+			facebook: [`https://www.facebook.com/${handle}`],
+			twitter: [`https://twitter.com/${handle}`],
+			linkedin: [`https://www.linkedin.com/company/${handle}`],
+		});
+	}],
+	content_length: ['low', (page, passed) =>
+		measured(page, passed, { passing: [500, 4000], failing: [20, 499], broken: { too_few: { min: 500 } } })],
+	text_html_ratio: ['low', (page, passed) =>
+		measured(page, passed, { passing: [10, 70], failing: [1, 9], broken: { too_small: { min: 10 } } })],
+	inline_css: ['low', (page, passed) =>
+		flagged(passed, 'failed', () => INLINE_STYLES.slice(0, randomInt(page.random, 1, 3)))],
 };
 
-const CHECKS: Check[] = [
-	{
-		name: 'title',
-		importance: 'high',
-		describe: (page, passed) => {
-			const title = capitalised(`${sentence(page, 4)} | ${page.host}`);
-			if (passed) return { value: title };
-			return page.random() < 0.5
-				? { value: null, errors: { missing: null } }
-				: { value: `${title} ${sentence(page, 8)}`, errors: { too_long: { max: 60 } } };
-		},
-	},
-	{
-		name: 'meta_description',
-		importance: 'high',
-		describe: (page, passed) => missing(passed, capitalised(`${sentence(page, 14)}.`)),
-	},
-	{
-		name: 'headings',
-		importance: 'high',
-		describe: (page, passed) => {
-			const headings = {
-				h1: [capitalised(sentence(page, 3))],
-				h2: times(randomInt(page.random, 2, 6), () => capitalised(sentence(page, 3))),
-				h3: times(randomInt(page.random, 0, 5), () => capitalised(sentence(page, 4))),
-			};
-			if (passed) return { value: headings };
-			return page.random() < 0.5
-				? { value: { ...headings, h1: [] }, errors: { missing: null } }
-				: { value: { ...headings, h1: [...headings.h1, headings.h2[0]] }, errors: { duplicate: headings.h1 } };
-		},
-	},
-	{
-		name: 'content_keywords',
-		importance: 'high',
-		describe: (page, passed) => {
-			const keywords = pickSome(page.random, page.words, 4);
-			return passed ? { value: keywords } : { value: keywords.slice(0, 1), errors: { missing: keywords.slice(1) } };
-		},
-	},
-	{
-		name: 'image_keywords',
-		importance: 'medium',
-		describe: (page, passed) =>
-			passed ? { value: [] } : { value: null, errors: { missing: assetUrls(page, randomInt(page.random, 1, 6), 'jpg') } },
-	},
-	{
-		name: 'seo_friendly_url',
-		importance: 'high',
-		describe: (page, passed) => {
-			const url = `${page.origin}/${page.words.slice(0, 3).join('-')}`;
-			return passed ? { value: url } : { value: url, errors: { bad_format: [`${page.origin}/index.php?id=${randomInt(page.random, 1, 999)}`] } };
-		},
-	},
-	{
-		name: '404_page',
-		importance: 'high',
-		describe: (page, passed) => missing(passed, `${page.origin}/404-${randomInt(page.random, 100000, 999999)}`),
-	},
-	{
-		name: 'robots',
-		importance: 'high',
-		describe: (page, passed) => (passed ? { value: null } : { value: null, errors: { failed: ['Disallow: /'] } }),
-	},
-	{
-		name: 'noindex',
-		importance: 'high',
-		describe: (_page, passed) => (passed ? { value: null } : { value: 'noindex, nofollow', errors: { noindex: 'noindex, nofollow' } }),
-	},
-	{
-		name: 'in_page_links',
-		importance: 'medium',
-		describe: (page, passed) => {
-			const links = {
-				Internals: pageLinks(page, page.origin, randomInt(page.random, 6, passed ? 14 : 30)),
-				Externals: pageLinks(page, `https://${pick(page.random, page.words)}.example.org`, randomInt(page.random, 1, 6)),
-			};
-			return passed ? { value: links } : { value: links, errors: { too_many: { max: 150 } } };
-		},
-	},
-	{
-		name: 'language',
-		importance: 'medium',
-		describe: (page, passed) => missing(passed, pick(page.random, ['en', 'en-US', 'en-GB', 'de', 'fr'])),
-	},
-	{ name: 'favicon', importance: 'medium', describe: (page, passed) => missing(passed, `${page.origin}/favicon.ico`) },
-	{
-		name: 'text_compression',
-		importance: 'high',
-		describe: (page, passed) =>
-			passed ? { value: { encoding: pick(page.random, ['gzip', 'br']), saved: randomInt(page.random, 8000, 90000) } } : { value: null, errors: { missing: null } },
-	},
-	{
-		name: 'load_time',
-		importance: 'high',
-		describe: (page, passed) => {
-			const seconds = Math.round((passed ? 0.1 + page.random() * 1.8 : 2.1 + page.random() * 6) * 100) / 100;
-			return passed ? { value: seconds } : { value: seconds, errors: { too_slow: { max: 2 } } };
-		},
-	},
-	{
-		name: 'page_size',
-		importance: 'medium',
-		describe: (page, passed) => measured(page, passed, [20000, 330000], [330001, 2400000], { too_large: { max: 330000 } }),
-	},
-	{
-		name: 'http_requests',
-		importance: 'medium',
-		describe: (page, passed) => {
-			const scale = passed ? 1 : 3;
-			const resources = {
-				JavaScripts: assetUrls(page, randomInt(page.random, 2, 6) * scale, 'js'),
-				CSS: assetUrls(page, randomInt(page.random, 1, 4) * scale, 'css'),
-				Images: assetUrls(page, randomInt(page.random, 4, 10) * scale, 'png'),
-			};
-			return passed ? { value: resources } : { value: resources, errors: { too_many: { max: 50 } } };
-		},
-	},
-	{
-		name: 'image_format',
-		importance: 'medium',
-		describe: (page, passed) => (passed ? { value: [] } : { value: null, errors: { bad_format: assetUrls(page, randomInt(page.random, 1, 5), 'bmp') } }),
-	},
-	{
-		name: 'defer_javascript',
-		importance: 'low',
-		describe: (page, passed) => (passed ? { value: [] } : { value: null, errors: { missing: assetUrls(page, randomInt(page.random, 1, 4), 'js') } }),
-	},
-	{
-		name: 'dom_size',
-		importance: 'low',
-		describe: (page, passed) => measured(page, passed, [200, 1500], [1501, 6000], { too_many: { max: 1500 } }),
-	},
-	{ name: 'doctype', importance: 'medium', describe: (_page, passed) => missing(passed, 'html') },
-	{
-		name: 'https_encryption',
-		importance: 'high',
-		describe: (page, passed) => (passed ? { value: page.https } : { value: page.https, errors: { missing: null } }),
-	},
-	{
-		name: 'mixed_content',
-		importance: 'high',
-		describe: (page, passed) =>
-			passed ? { value: [] } : { value: null, errors: { failed: assetUrls(page, randomInt(page.random, 1, 3), 'js').map((url) => url.replace('https:', 'http:')) } },
-	},
-	{
-		name: 'server_signature',
-		importance: 'medium',
-		describe: (page, passed) => {
-			const signature = pick(page.random, SERVERS);
-			return passed ? { value: null } : { value: signature, errors: { failed: signature } };
-		},
-	},
-	{
-		name: 'unsafe_cross_origin_links',
-		importance: 'medium',
-		describe: (page, passed) =>
-			passed ? { value: [] } : { value: null, errors: { failed: pageLinks(page, 'https://partner.example.net', randomInt(page.random, 1, 3)).map((link) => link.url) } },
-	},
-	{
-		name: 'plaintext_email',
-		importance: 'low',
-		describe: (page, passed) => (passed ? { value: [] } : { value: null, errors: { failed: [`info@${page.host}`] } }),
-	},
-	{
-		name: 'structured_data',
-		importance: 'low',
-		describe: (page, passed) => {
-			const title = capitalised(sentence(page, 3));
-			const data = {
-				'Open Graph': { 'og:title': title, 'og:type': 'website', 'og:url': page.origin },
-				Twitter: { 'twitter:card': 'summary_large_image', 'twitter:title': title },
-				'Schema.org': { '@type': 'WebPage', name: title },
-			};
-			return missing(passed, data);
-		},
-	},
-	{ name: 'meta_viewport', importance: 'high', describe: (_page, passed) => missing(passed, 'width=device-width, initial-scale=1') },
-	{ name: 'charset', importance: 'medium', describe: (_page, passed) => missing(passed, 'UTF-8') },
-	{
-		name: 'sitemap',
-		importance: 'medium',
-		describe: (page, passed) => missing(passed, [`${page.origin}/sitemap.xml`, `${page.origin}/sitemap-posts.xml`]),
-	},
-	{
-		name: 'social',
-		importance: 'low',
-		describe: (page, passed) => {
-			const handle = page.host.split('.')[0];
-			return missing(passed, {
-				facebook: [`https://www.facebook.com/${handle}`],
-				twitter: [`https://twitter.com/${handle}`],
-				linkedin: [`https://www.linkedin.com/company/${handle}`],
-			});
-		},
-	},
-	{
-		name: 'content_length',
-		importance: 'low',
-		describe: (page, passed) => measured(page, passed, [500, 4000], [20, 499], { too_few: { min: 500 } }),
-	},
-	{
-		name: 'text_html_ratio',
-		importance: 'low',
-		describe: (page, passed) => measured(page, passed, [10, 70], [1, 9], { too_small: { min: 10 } }),
-	},
-	{
-		name: 'inline_css',
-		importance: 'low',
-		describe: (page, passed) =>
-			passed ? { value: [] } : { value: null, errors: { failed: ['color: #333; margin: 0 auto;', 'display: none;', 'font-weight: 700;'].slice(0, randomInt(page.random, 1, 3)) } },
-	},
-];
+const CHECK_LIST = Object.entries(CHECKS);
 
-export const CHECK_NAMES: readonly string[] = CHECKS.map((check) => check.name);
+export const CHECK_NAMES: readonly string[] = Object.keys(CHECKS);
 
-const TOTAL_WEIGHT = CHECKS.reduce((sum, check) => sum + WEIGHT[check.importance], 0);
+const TOTAL_WEIGHT = CHECK_LIST.reduce((sum, [, [importance]]) => sum + WEIGHT[importance], 0);
 
-interface Verdicts {
-	passed: boolean[];
-	/** Passed weight over total weight, times 100: unrounded, as the real analysis answers it. */
-	score: number;
-}
-
-/** `changedQuality` stands for a page edited since phpRank first saw it (see PhpRankServer.changePage). */
-function judge(targetUrl: string, changedQuality?: number): Verdicts {
+/**
+ * Which checks the page passes, and its score: passed weight over total weight, times 100, unrounded as
+ * the real analysis answers it. `changedQuality` stands for a page edited since phpRank first saw it.
+ */
+function judge(targetUrl: string, changedQuality?: number): { passed: boolean[]; score: number } {
 	const random = seededRandom(hashString(targetUrl));
 	// A per-page quality spreads scores over good, decent and bad.
 	const ownQuality = 0.2 + random() * 0.8;
 	const quality = changedQuality ?? ownQuality;
 	const https = targetUrl.startsWith('https:');
-	const passed = CHECKS.map((check) => (check.name === 'https_encryption' ? https : random() < quality));
-	const passedWeight = CHECKS.reduce((sum, check, i) => sum + (passed[i] ? WEIGHT[check.importance] : 0), 0);
+	const passed = CHECK_LIST.map(([name]) => (name === 'https_encryption' ? https : random() < quality));
+	const passedWeight = CHECK_LIST.reduce((sum, [, [importance]], i) => sum + (passed[i] ? WEIGHT[importance] : 0), 0);
 	return { passed, score: (passedWeight / TOTAL_WEIGHT) * 100 };
 }
 
@@ -301,7 +208,7 @@ export function scorePage(targetUrl: string, changedQuality?: number): number {
 	return judge(targetUrl, changedQuality).score;
 }
 
-export function describePage(targetUrl: string, changedQuality?: number): Results {
+export function describePage(targetUrl: string, changedQuality?: number): Record<string, CheckResult> {
 	const { passed } = judge(targetUrl, changedQuality);
 	const url = new URL(targetUrl);
 	const host = url.hostname.replace(/^www\./, '');
@@ -313,9 +220,9 @@ export function describePage(targetUrl: string, changedQuality?: number): Result
 		https: url.protocol === 'https:',
 		words: [...urlWords, ...VOCABULARY],
 	};
-	const results: Results = {};
-	CHECKS.forEach((check, i) => {
-		results[check.name] = { passed: passed[i], importance: check.importance, ...check.describe(page, passed[i]) };
+	const results: Record<string, CheckResult> = {};
+	CHECK_LIST.forEach(([name, [importance, describe]], i) => {
+		results[name] = { passed: passed[i], importance, ...describe(page, passed[i]) };
 	});
 	return results;
 }
@@ -324,8 +231,8 @@ export function describePage(targetUrl: string, changedQuality?: number): Result
 export function failedChecks(targetUrl: string, changedQuality?: number): Record<Importance, string[]> {
 	const { passed } = judge(targetUrl, changedQuality);
 	const failed: Record<Importance, string[]> = { high: [], medium: [], low: [] };
-	CHECKS.forEach((check, i) => {
-		if (!passed[i]) failed[check.importance].push(check.name);
+	CHECK_LIST.forEach(([name, [importance]], i) => {
+		if (!passed[i]) failed[importance].push(name);
 	});
 	return failed;
 }

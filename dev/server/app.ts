@@ -1,39 +1,17 @@
 /** The request pipeline: record, proxy, worker, delay, faults, rate limit, routing, authentication, handler. */
-import { IncomingMessage, ServerResponse } from 'node:http';
-import { controlApi, ControlHandler } from './control';
-import { checkDeployment, GATEWAY_TIMEOUT, WorkerPool } from './deployment';
-import { Settings } from './handlers/context';
-import { readBody, recordRequest, requestInput } from './incoming';
-import { FaultBook, faultAnswer, FaultStage } from './faults';
-import { RateLimiter } from './rateLimit';
-import { Answer, ApiError, errorBody, errorPage, expectsJson, html, htmlPage, json, Negotiation, renderError } from './responses';
-import { matchRoute } from './routes';
-import { freshProjectNames, seedReports } from './seed';
-import { PhpRankStore } from './store';
+import { once } from 'node:events';
+import { createServer, IncomingMessage, ServerResponse } from 'node:http';
+import { AddressInfo } from 'node:net';
+import { callApi, Settings } from './api';
+import { controlApi } from './control';
+import { checkDeployment, GATEWAY_TIMEOUT, RateLimiter, wait, WorkerPool } from './deployment';
+import { faultAnswer, FaultBook, FaultStage } from './faults';
+import { Answer, ApiError, errorBody, errorPage, expectsJson, html, htmlPage, json, Negotiation, recordRequest, renderError } from './http';
 import { parseReportTarget } from './reportUrl';
-import { Deployment, Fault, PageChange, PhpRankUser, RateLimitConfig, RecordedRequest, SeedOptions } from './types';
+import { PhpRankStore, projectState, reportState } from './store';
+import { Deployment, Fault, PageChange, PhpRankServer, PhpRankServerOptions, PhpRankUser, RateLimitConfig, RecordedRequest, SeedOptions } from './types';
 
-export interface AppConfig {
-	basePath: string;
-	users: PhpRankUser[];
-	settings: Settings;
-	latencyMs: number;
-	rateLimit: RateLimitConfig | false;
-	workers?: number;
-	gatewayTimeoutMs?: number;
-	/** host:port to build absolute URLs with when a request carries no Host header. */
-	fallbackHost: () => string;
-}
-
-const API_PREFIX = '/api/';
-const API_V1 = '/api/v1';
 const CONTROL_PREFIX = '/__sim';
-
-export function wait(ms: number): Promise<void> {
-	if (ms <= 0) return Promise.resolve();
-	// Unreferenced so a pending delay never keeps a finished test run alive.
-	return new Promise((resolve) => setTimeout(resolve, ms).unref());
-}
 
 /** Writes the answer unless the connection is gone; returns whether it did. */
 function write(res: ServerResponse, answer: Answer, headers: Record<string, string>): boolean {
@@ -43,37 +21,50 @@ function write(res: ServerResponse, answer: Answer, headers: Record<string, stri
 	return true;
 }
 
-/** Laravel's answer, with the headers every phpRank answer carries. */
-function send(res: ServerResponse, answer: Answer, extraHeaders: Record<string, string> = {}): boolean {
-	return write(res, answer, { ...extraHeaders, 'Cache-Control': 'no-cache, private' });
-}
+/** The headers every answer of phpRank's own carries. */
+const LARAVEL_HEADERS = { 'Cache-Control': 'no-cache, private' };
 
 /**
- * The way back to the client, through the proxy when there is one: once its timeout passes it answers 504
- * itself, and the application's answer, when it comes, is discarded (its status still recorded).
+ * One request to the application, and the way back to its client: through the proxy when there is one, which
+ * answers 504 itself once its timeout passes and discards the application's answer when it comes (its status still recorded).
  */
-class Reply {
+class Exchange {
+	/** Decoded path after basePath, or undefined when the request is outside the application. */
+	readonly appPath?: string;
+	/** Raw path after basePath. */
+	readonly rawAppPath?: string;
+	readonly origin: string;
+	readonly negotiation: Negotiation;
 	private done = false;
-	private readonly timer?: NodeJS.Timeout;
+	private timer?: NodeJS.Timeout;
 
+	/** `app.host` is the host:port to build absolute URLs with when the request carries no Host header. */
 	constructor(
-		private readonly req: IncomingMessage,
+		readonly record: RecordedRequest,
 		private readonly res: ServerResponse,
-		private readonly record: RecordedRequest,
-		gatewayTimeoutMs: number | undefined,
+		app: { basePath: string; host: string },
 	) {
+		const base = app.basePath;
+		const inside = (path: string) => (path === base || path.startsWith(`${base}/`) ? path.slice(base.length) || '/' : undefined);
+		this.appPath = inside(record.path);
+		this.rawAppPath = inside(record.rawPath);
+		this.origin = `http://${record.headers.host || app.host}`;
+		this.negotiation = { expectsJson: expectsJson(record.headers), baseUrl: `${this.origin}${base}`, referer: record.headers.referer };
+	}
+
+	/** Starts the proxy's clock, counted from arrival: waiting for a worker uses up the proxy's patience too. */
+	startProxy(gatewayTimeoutMs: number | undefined): void {
 		if (gatewayTimeoutMs === undefined) return;
-		// Counted from arrival: waiting for a worker uses up the proxy's patience too.
-		this.timer = setTimeout(() => this.timeOut(), gatewayTimeoutMs - (Date.now() - record.time)).unref();
+		this.timer = setTimeout(() => this.timeOut(), gatewayTimeoutMs - (Date.now() - this.record.time)).unref();
 	}
 
 	send(answer: Answer, extraHeaders?: Record<string, string>): void {
 		this.record.handledStatus = answer.status;
-		if (this.finish() && send(this.res, answer, extraHeaders)) this.record.status = answer.status;
+		if (this.finish() && write(this.res, answer, { ...extraHeaders, ...LARAVEL_HEADERS })) this.record.status = answer.status;
 	}
 
 	drop(): void {
-		if (this.finish()) this.req.socket.destroy();
+		if (this.finish()) this.res.socket?.destroy();
 	}
 
 	/** Claims the way back; false when the proxy has answered already. */
@@ -90,47 +81,66 @@ class Reply {
 	}
 }
 
-/** What a request looks like from inside the application. */
-interface Exchange {
-	record: RecordedRequest;
-	/** Decoded path after basePath, or undefined when the request is outside the application. */
-	appPath?: string;
-	/** Raw path after basePath. */
-	rawAppPath?: string;
-	origin: string;
-	negotiation: Negotiation;
-}
+const hostForUrl = (host: string) => (host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host);
 
-export class PhpRankApp {
-	readonly store: PhpRankStore;
-	readonly faults = new FaultBook();
-	readonly limiter: RateLimiter;
+export class PhpRankApp implements PhpRankServer {
+	url = '';
+	port = 0;
+	/** host:port as listened on, for absolute URLs when a request carries no Host header. */
+	private host = '';
+	readonly apiKey: string;
 	readonly requests: RecordedRequest[] = [];
-	private readonly control: ControlHandler;
+	private readonly store: PhpRankStore;
+	private readonly settings: Settings;
+	private readonly faults = new FaultBook();
+	private readonly limiter: RateLimiter;
 	private readonly pool = new WorkerPool();
 	private gatewayTimeoutMs?: number;
+	private readonly control = controlApi(this, (counts, userId) => this.store.seed(counts, userId));
+	private readonly server = createServer((req, res) => void this.handle(req, res));
 
-	constructor(private readonly config: AppConfig) {
-		this.store = new PhpRankStore(config.users);
-		this.limiter = new RateLimiter(config.rateLimit);
-		this.control = controlApi(this);
-		this.setDeployment({ workers: config.workers, analysisMs: config.settings.analysisMs, gatewayTimeoutMs: config.gatewayTimeoutMs });
+	readonly setRateLimit = (config: RateLimitConfig | false) => this.limiter.configure(config);
+	readonly injectFault = (fault: Fault) => this.faults.add(fault);
+	readonly clearFaults = () => this.faults.clear();
+	readonly idle = () => this.pool.idle();
+	readonly reports = (userId?: number) => this.store.allReports(userId).map(reportState);
+	readonly projects = (userId?: number) => this.store.allProjects(userId).map(projectState);
+	readonly seedReports = (count: number, options?: SeedOptions) => this.store.seedReports(count, options);
+	readonly seedProjects = (count: number, options: { userId?: number } = {}) => this.store.seed({ projects: count }, options.userId);
+	readonly clearRequests = () => this.requests.splice(0);
+
+	/** `basePath` normalised ('' or '/folder'), `users` not empty. */
+	constructor(private readonly options: PhpRankServerOptions & { basePath: string; users: PhpRankUser[] }) {
+		this.store = new PhpRankStore(options.users);
+		this.apiKey = options.users[0].apiKey;
+		const { analysisMs = 0, projectDeleteHazard = true, maxReportsPerUser } = options;
+		this.settings = { analysisMs, projectDeleteHazard, maxReportsPerUser, changedPages: new Map() };
+		this.limiter = new RateLimiter(options.rateLimit ?? false);
+		this.setDeployment(options);
+		if (options.seedReports || options.seedProjects) this.store.seed({ reports: options.seedReports, projects: options.seedProjects });
+	}
+
+	async listen(): Promise<void> {
+		const host = this.options.host ?? '127.0.0.1';
+		await once(this.server.listen(this.options.port ?? 0, host), 'listening');
+		this.port = (this.server.address() as AddressInfo).port;
+		this.host = `${hostForUrl(host)}:${this.port}`;
+		this.url = `http://${this.host}${this.options.basePath}`;
+	}
+
+	close(): Promise<void> {
+		return new Promise((resolve, reject) => {
+			this.server.close((error) => (error ? reject(error) : resolve()));
+			this.server.closeAllConnections();
+		});
 	}
 
 	/** Replaces all three settings; a key left out means none. reset() leaves them alone. */
-	setDeployment(deployment: Deployment): void {
-		checkDeployment(deployment);
-		this.pool.resize(deployment.workers);
-		this.config.settings.analysisMs = deployment.analysisMs ?? 0;
-		this.gatewayTimeoutMs = deployment.gatewayTimeoutMs;
-	}
-
-	idle(): Promise<void> {
-		return this.pool.idle();
-	}
-
-	clearRequests(): void {
-		this.requests.length = 0;
+	setDeployment({ workers, analysisMs, gatewayTimeoutMs }: Deployment): void {
+		checkDeployment({ workers, analysisMs, gatewayTimeoutMs });
+		this.pool.resize(workers);
+		this.settings.analysisMs = analysisMs ?? 0;
+		this.gatewayTimeoutMs = gatewayTimeoutMs;
 	}
 
 	reset(): void {
@@ -138,88 +148,43 @@ export class PhpRankApp {
 		this.clearRequests();
 		this.faults.clear();
 		this.limiter.clear();
-		this.config.settings.changedPages.clear();
-	}
-
-	seedReports(count: number, options: SeedOptions = {}): number[] {
-		return seedReports(this.store, count, { userId: this.ownerFor(options.userId), projects: options.projects });
-	}
-
-	seedProjects(count: number, options: { userId?: number } = {}): string[] {
-		return this.seed({ projects: count }, options.userId);
-	}
-
-	/**
-	 * Seeds `reports` reports; with `projects`, spreads them over that many new projects, each holding
-	 * at least one. Returns the new project names.
-	 */
-	seed(counts: { reports?: number; projects?: number }, userId?: number): string[] {
-		const owner = this.ownerFor(userId);
-		const names = freshProjectNames(this.store, owner, counts.projects ?? 0);
-		seedReports(this.store, Math.max(counts.reports ?? 0, names.length), { userId: owner, projects: names });
-		return names;
+		this.settings.changedPages.clear();
 	}
 
 	changePage(url: string, change: PageChange | undefined): void {
 		// An absolute URL is read as phpRank reads it; anything else is taken as a URL phpRank shows.
 		const key = parseReportTarget(url)?.url ?? url;
 		if (change === undefined) {
-			this.config.settings.changedPages.delete(key);
+			this.settings.changedPages.delete(key);
 			return;
 		}
 		if (!(change.quality >= 0 && change.quality <= 1)) throw new Error('A changed page needs a "quality" from 0 to 1');
-		this.config.settings.changedPages.set(key, { quality: change.quality });
+		this.settings.changedPages.set(key, { quality: change.quality });
 	}
 
-	handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-		let reply: Reply | undefined;
+	private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+		let exchange: Exchange | undefined;
 		try {
-			const record = recordRequest(req, await readBody(req));
-			const exchange = this.exchange(record);
-			const controlPath = this.controlPath(exchange.appPath);
-			if (controlPath !== undefined) {
-				send(res, await this.control(record, controlPath));
+			const current = new Exchange(await recordRequest(req), res, { basePath: this.options.basePath, host: this.host });
+			exchange = current;
+			const { record, appPath } = current;
+			if (appPath === CONTROL_PREFIX || appPath?.startsWith(`${CONTROL_PREFIX}/`)) {
+				current.send(this.control(record, appPath.slice(CONTROL_PREFIX.length) || '/'));
 				return;
 			}
 			this.requests.push(record);
-			const current = new Reply(req, res, record, this.gatewayTimeoutMs);
-			reply = current;
+			current.startProxy(this.gatewayTimeoutMs);
 			// Everything from here is PHP's work: latency, faults and the rate limit all count from a worker's start.
 			await this.pool.run(async () => {
 				record.startedAt = Date.now();
-				await wait(this.config.latencyMs);
-				if (await this.applyFault(exchange, current)) return;
-				await this.respond(exchange, current);
+				await wait(this.options.latencyMs ?? 0);
+				if (await this.applyFault(current)) return;
+				await this.respond(current);
 			});
 		} catch {
-			if (reply) reply.send(json(500, errorBody(500)));
-			else send(res, json(500, errorBody(500)));
+			if (exchange) exchange.send(json(500, errorBody(500)));
+			else write(res, json(500, errorBody(500)), LARAVEL_HEADERS);
 		}
-	};
-
-	private ownerFor(userId: number | undefined): number {
-		const owner = userId ?? this.config.users[0].id;
-		if (!this.store.hasUser(owner)) throw new Error(`No user with id ${owner}`);
-		return owner;
-	}
-
-	/** The path after {basePath}/__sim, or undefined for everything else. */
-	private controlPath(appPath: string | undefined): string | undefined {
-		if (appPath !== CONTROL_PREFIX && !appPath?.startsWith(`${CONTROL_PREFIX}/`)) return undefined;
-		return appPath.slice(CONTROL_PREFIX.length) || '/';
-	}
-
-	private exchange(record: RecordedRequest): Exchange {
-		const origin = `http://${record.headers.host || this.config.fallbackHost()}`;
-		const base = this.config.basePath;
-		const inside = (path: string) => path === base || path.startsWith(`${base}/`);
-		return {
-			record,
-			appPath: inside(record.path) ? record.path.slice(base.length) || '/' : undefined,
-			rawAppPath: inside(record.rawPath) ? record.rawPath.slice(base.length) || '/' : undefined,
-			origin,
-			negotiation: { expectsJson: expectsJson(record.headers), baseUrl: `${origin}${base}`, referer: record.headers.referer },
-		};
 	}
 
 	/** The fault that strikes the request at this stage, if any, noted on its record. */
@@ -231,7 +196,7 @@ export class PhpRankApp {
 	}
 
 	/** Returns true when the fault answered (or dropped) the request itself. */
-	private async applyFault(exchange: Exchange, reply: Reply): Promise<boolean> {
+	private async applyFault(exchange: Exchange): Promise<boolean> {
 		const fault = this.takeFault(exchange, 'arrival');
 		// After-handling kinds are never taken on arrival; the check tells the compiler so.
 		if (!fault || fault.kind === 'dropAfterHandling' || fault.kind === 'delayAfterHandling') return false;
@@ -239,80 +204,30 @@ export class PhpRankApp {
 			await wait(fault.delayMs);
 			return false;
 		}
-		if (fault.kind === 'drop') {
-			reply.drop();
-			return true;
-		}
-		reply.send(faultAnswer(fault, exchange.negotiation.baseUrl));
+		if (fault.kind === 'drop') exchange.drop();
+		else exchange.send(faultAnswer(fault, exchange.negotiation.baseUrl));
 		return true;
 	}
 
-	/**
-	 * Faults that strike a request the API carried out with success: the client never learns that it was.
-	 * Returns true when the fault dropped the connection; a delay holds the answer back, then lets it go.
-	 */
-	private async applyFaultAfterHandling(exchange: Exchange, reply: Reply, answer: Answer): Promise<boolean> {
-		const fault = answer.status < 300 ? this.takeFault(exchange, 'handled') : undefined;
-		if (fault?.kind === 'delayAfterHandling') await wait(fault.delayMs);
-		if (fault?.kind !== 'dropAfterHandling') return false;
-		reply.drop();
-		return true;
-	}
-
-	private async respond(exchange: Exchange, reply: Reply): Promise<void> {
+	private async respond(exchange: Exchange): Promise<void> {
 		const { record, appPath, rawAppPath } = exchange;
-		if (appPath === undefined || rawAppPath === undefined || !appPath.startsWith(API_PREFIX)) {
-			reply.send(this.webPage(exchange));
+		if (appPath === undefined || rawAppPath === undefined || !appPath.startsWith('/api/')) {
+			exchange.send(this.webPage(exchange));
 			return;
 		}
 		const rate = this.limiter.hit(record.remoteAddress);
 		const rateHeaders = rate?.headers ?? {};
 		try {
 			if (rate && !rate.allowed) throw new ApiError(429, errorBody(429), rate.headers);
-			const answer = await this.api(exchange, rawAppPath);
-			if (await this.applyFaultAfterHandling(exchange, reply, answer)) return;
-			reply.send(answer, rateHeaders);
+			const answer = await callApi(record, { rawAppPath, origin: exchange.origin, store: this.store, settings: this.settings });
+			// Faults that strike a request the API carried out with success: the client never learns that it was.
+			const fault = answer.status < 300 ? this.takeFault(exchange, 'handled') : undefined;
+			if (fault?.kind === 'delayAfterHandling') await wait(fault.delayMs);
+			if (fault?.kind === 'dropAfterHandling') exchange.drop();
+			else exchange.send(answer, rateHeaders);
 		} catch (error) {
-			const failure = error instanceof ApiError ? error : new ApiError(500);
-			reply.send(renderError(failure, exchange.negotiation), rateHeaders);
+			exchange.send(renderError(error instanceof ApiError ? error : new ApiError(500), exchange.negotiation), rateHeaders);
 		}
-	}
-
-	private async api(exchange: Exchange, rawAppPath: string): Promise<Answer> {
-		const { record } = exchange;
-		const match = rawAppPath.startsWith(`${API_V1}/`) ? matchRoute(record.method, rawAppPath.slice(API_V1.length)) : { kind: 'notFound' as const };
-		switch (match.kind) {
-			case 'notFound':
-				throw new ApiError(404);
-			case 'options':
-				return { status: 200, headers: { Allow: match.allow }, body: '' };
-			case 'wrongMethod':
-				throw new ApiError(
-					405,
-					{ message: `The ${record.method} method is not supported for this route. Supported methods: ${match.allow}.`, status: 405 },
-					{ Allow: match.allow },
-				);
-		}
-		const user = this.authenticate(record);
-		return match.handler({
-			user,
-			params: match.params,
-			input: requestInput(record),
-			pathUrl: `${exchange.origin}${record.rawPath.replace(/\/+$/, '')}`,
-			store: this.store,
-			settings: this.config.settings,
-			wait,
-		});
-	}
-
-	/** Laravel's bearerToken(): the text after the last "Bearer " (case-sensitive), up to a comma. */
-	private authenticate(record: RecordedRequest): PhpRankUser {
-		const header = record.headers.authorization ?? '';
-		const at = header.lastIndexOf('Bearer ');
-		const token = at < 0 ? '' : header.slice(at + 7).split(',')[0];
-		const user = token ? this.store.userByApiKey(token) : undefined;
-		if (!user) throw new ApiError(401);
-		return user;
 	}
 
 	/** The non-API part of the application: just enough for redirects to land somewhere real. */

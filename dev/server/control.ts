@@ -1,27 +1,23 @@
 /** HTTP control API under {basePath}/__sim/, for demos and scripts driving the server from another process. */
-import { faultFromJson } from './faults';
-import type { FaultBook } from './faults';
-import type { RateLimiter } from './rateLimit';
-import { Answer, json } from './responses';
-import type { PhpRankStore } from './store';
-import { Deployment, PageChange, RateLimitConfig, RecordedRequest } from './types';
+import { checkFault } from './faults';
+import { Answer, json } from './http';
+import { Deployment, Fault, PhpRankServer, RateLimitConfig, RecordedRequest } from './types';
 
-/** What the control API drives: the application (PhpRankApp), as far as the endpoints reach into it. */
-export interface ControlledApp {
-	readonly store: Pick<PhpRankStore, 'allReports' | 'allProjects'>;
-	readonly faults: Pick<FaultBook, 'add' | 'clear'>;
-	readonly limiter: Pick<RateLimiter, 'configure'>;
-	readonly requests: readonly RecordedRequest[];
-	reset(): void;
-	seed(counts: { reports?: number; projects?: number }, userId?: number): string[];
-	clearRequests(): void;
-	setDeployment(deployment: Deployment): void;
-	changePage(url: string, change: PageChange | undefined): void;
-}
-
-function jsonBody(record: RecordedRequest): unknown {
-	if (!record.rawBody.trim()) return {};
-	return JSON.parse(record.rawBody);
+/** A fault as the control API receives it: JSON, with a RegExp path given as `pathPattern`. */
+function faultFromJson(value: unknown): Fault {
+	if (!value || typeof value !== 'object') throw new Error('A fault must be a JSON object');
+	const { pathPattern, pathFlags, times, ...rest } = value as Record<string, unknown>;
+	const fault = { ...rest } as unknown as Fault;
+	if (typeof pathPattern === 'string') fault.path = new RegExp(pathPattern, typeof pathFlags === 'string' ? pathFlags : '');
+	if (times === 'Infinity' || times === null) fault.times = Infinity;
+	else if (typeof times === 'number') fault.times = times;
+	checkFault(fault);
+	if (fault.kind === 'status' && typeof fault.status !== 'number') throw new Error('A status fault needs a numeric "status"');
+	if ((fault.kind === 'delay' || fault.kind === 'delayAfterHandling') && typeof fault.delayMs !== 'number') {
+		throw new Error(`A ${fault.kind} fault needs a numeric "delayMs"`);
+	}
+	if (fault.kind === 'redirect' && typeof fault.location !== 'string') throw new Error('A redirect fault needs a "location"');
+	return fault;
 }
 
 function rateLimitFromJson(value: unknown): RateLimitConfig | false {
@@ -47,53 +43,48 @@ function deploymentFromJson(value: unknown): Deployment {
 	return deployment;
 }
 
-export type ControlHandler = (record: RecordedRequest, path: string) => Promise<Answer>;
-
 const nonNegative = (value: unknown) => (typeof value === 'number' && value >= 0 ? Math.floor(value) : undefined);
 
-export function controlApi(app: ControlledApp): ControlHandler {
-	const routes: Record<string, (record: RecordedRequest) => Answer> = {
-		'POST /reset': () => {
-			app.reset();
-			return json(200, { ok: true });
+/**
+ * Answers a control call; `path` is the path after {basePath}/__sim. `seed` seeds reports over new projects
+ * in one go, as at start-up, and returns the new project names.
+ */
+export function controlApi(
+	server: PhpRankServer,
+	seed: (counts: { reports?: number; projects?: number }, userId?: number) => string[],
+): (record: RecordedRequest, path: string) => Answer {
+	const done = (act: () => void) => {
+		act();
+		return json(200, { ok: true });
+	};
+	// Each endpoint reads its JSON body only if it takes one.
+	const routes: Record<string, (body: () => Record<string, unknown>) => Answer> = {
+		'POST /reset': () => done(() => server.reset()),
+		'POST /seed': (body) => {
+			const { userId, reports, projects } = body();
+			const owner = typeof userId === 'number' ? userId : undefined;
+			seed({ reports: nonNegative(reports), projects: nonNegative(projects) }, owner);
+			return json(200, { reports: server.reports(owner).length, projects: server.projects(owner).length });
 		},
-		'POST /seed': (record) => {
-			const body = jsonBody(record) as Record<string, unknown>;
-			const userId = typeof body.userId === 'number' ? body.userId : undefined;
-			app.seed({ reports: nonNegative(body.reports), projects: nonNegative(body.projects) }, userId);
-			return json(200, { reports: app.store.allReports(userId).length, projects: app.store.allProjects(userId).length });
-		},
-		'POST /faults': (record) => json(201, app.faults.add(faultFromJson(jsonBody(record)))),
-		'DELETE /faults': () => {
-			app.faults.clear();
-			return json(200, { ok: true });
-		},
-		'GET /requests': () => json(200, app.requests),
-		'DELETE /requests': () => {
-			app.clearRequests();
-			return json(200, { ok: true });
-		},
-		'POST /deployment': (record) => {
-			app.setDeployment(deploymentFromJson(jsonBody(record)));
-			return json(200, { ok: true });
-		},
-		'POST /pages': (record) => {
-			const { url, quality } = jsonBody(record) as { url?: unknown; quality?: unknown };
-			if (typeof url !== 'string') throw new Error('A changed page needs its "url"');
-			app.changePage(url, quality === null ? undefined : { quality: quality as number });
-			return json(200, { ok: true });
-		},
-		'POST /rate-limit': (record) => {
-			app.limiter.configure(rateLimitFromJson(jsonBody(record)));
-			return json(200, { ok: true });
-		},
+		'POST /faults': (body) => json(201, server.injectFault(faultFromJson(body()))),
+		'DELETE /faults': () => done(() => server.clearFaults()),
+		'GET /requests': () => json(200, server.requests),
+		'DELETE /requests': () => done(() => server.clearRequests()),
+		'POST /deployment': (body) => done(() => server.setDeployment(deploymentFromJson(body()))),
+		'POST /pages': (body) =>
+			done(() => {
+				const { url, quality } = body();
+				if (typeof url !== 'string') throw new Error('A changed page needs its "url"');
+				server.changePage(url, quality === null ? undefined : { quality: quality as number });
+			}),
+		'POST /rate-limit': (body) => done(() => server.setRateLimit(rateLimitFromJson(body()))),
 	};
 
-	return async (record, path) => {
+	return (record, path) => {
 		const route = routes[`${record.method} ${path.replace(/\/+$/, '')}`];
 		if (!route) return json(404, { error: `No control endpoint ${record.method} ${path}` });
 		try {
-			return route(record);
+			return route(() => (record.rawBody.trim() ? JSON.parse(record.rawBody) : {}));
 		} catch (error) {
 			return json(400, { error: error instanceof Error ? error.message : String(error) });
 		}

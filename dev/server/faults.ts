@@ -1,22 +1,6 @@
 /** Injected misbehaviour: what proxies, broken installs and flaky networks do to phpRank's answers. */
-import { Answer, errorBody, html, htmlPage, json, redirect } from './responses';
+import { Answer, errorBody, html, htmlPage, json, redirect } from './http';
 import { Fault, FaultAction, FaultKind, InjectedFault } from './types';
-
-interface ArmedFault {
-	id: number;
-	fault: Fault;
-	remaining: number;
-	skipLeft: number;
-	/** Matching requests counted towards `every`. */
-	seen: number;
-}
-
-export interface FaultTarget {
-	method: string;
-	/** Decoded path after basePath. */
-	path: string;
-	query: Record<string, string>;
-}
 
 /** Kinds that strike once the application has carried a request out; the others strike on arrival. */
 const AFTER_HANDLING_KINDS: FaultKind[] = ['dropAfterHandling', 'delayAfterHandling'];
@@ -26,14 +10,15 @@ const FAULT_KINDS: FaultKind[] = ['status', 'html', 'empty', 'malformedJson', 'd
 /** When a fault is consulted: as a request arrives, or once the API has answered it with success. */
 export type FaultStage = 'arrival' | 'handled';
 
-const stageOf = (kind: FaultKind): FaultStage => (AFTER_HANDLING_KINDS.includes(kind) ? 'handled' : 'arrival');
-
-function checkFault(fault: Fault): void {
+export function checkFault(fault: Fault): void {
 	if (!FAULT_KINDS.includes(fault.kind)) throw new Error(`Unknown fault kind "${String(fault.kind)}"`);
 	if (fault.every !== undefined && !(Number.isSafeInteger(fault.every) && fault.every >= 1)) {
 		throw new Error('"every" must be a whole number, 1 or more');
 	}
 }
+
+/** The request a fault is matched against; `path` is the decoded path after basePath. */
+type FaultTarget = { method: string; path: string; query: Record<string, string> };
 
 function matches(fault: Fault, target: FaultTarget): boolean {
 	if (fault.method && fault.method.toUpperCase() !== target.method) return false;
@@ -43,6 +28,15 @@ function matches(fault: Fault, target: FaultTarget): boolean {
 		if (!fault.path.test(target.path)) return false;
 	}
 	return Object.entries(fault.query ?? {}).every(([key, value]) => target.query[key] === value);
+}
+
+interface ArmedFault {
+	id: number;
+	fault: Fault;
+	remaining: number;
+	skipLeft: number;
+	/** Matching requests counted towards `every`. */
+	seen: number;
 }
 
 export class FaultBook {
@@ -64,9 +58,10 @@ export class FaultBook {
 	 * Faults of the stage are consulted in the order they were injected. A matching fault that still has
 	 * requests to let through counts this one and passes it on; the first armed match fires and ends the search.
 	 */
-	take(target: FaultTarget, stage: FaultStage = 'arrival'): { id: number; fault: Fault } | undefined {
+	take(target: FaultTarget, stage: FaultStage): { id: number; fault: Fault } | undefined {
 		for (const entry of this.armed) {
-			if (entry.remaining <= 0 || stageOf(entry.fault.kind) !== stage || !matches(entry.fault, target)) continue;
+			const entryStage = AFTER_HANDLING_KINDS.includes(entry.fault.kind) ? 'handled' : 'arrival';
+			if (entry.remaining <= 0 || entryStage !== stage || !matches(entry.fault, target)) continue;
 			if (entry.skipLeft > 0) {
 				entry.skipLeft--;
 				continue;
@@ -101,21 +96,4 @@ export function faultAnswer(action: AnsweringAction, baseUrl: string): Answer {
 		case 'redirect':
 			return redirect(action.location, action.status ?? 302);
 	}
-}
-
-/** A fault as the control API receives it: JSON, with a RegExp path given as `pathPattern`. */
-export function faultFromJson(value: unknown): Fault {
-	if (!value || typeof value !== 'object') throw new Error('A fault must be a JSON object');
-	const { pathPattern, pathFlags, times, ...rest } = value as Record<string, unknown>;
-	const fault = { ...rest } as unknown as Fault;
-	if (typeof pathPattern === 'string') fault.path = new RegExp(pathPattern, typeof pathFlags === 'string' ? pathFlags : '');
-	if (times === 'Infinity' || times === null) fault.times = Infinity;
-	else if (typeof times === 'number') fault.times = times;
-	checkFault(fault);
-	if (fault.kind === 'status' && typeof fault.status !== 'number') throw new Error('A status fault needs a numeric "status"');
-	if ((fault.kind === 'delay' || fault.kind === 'delayAfterHandling') && typeof fault.delayMs !== 'number') {
-		throw new Error(`A ${fault.kind} fault needs a numeric "delayMs"`);
-	}
-	if (fault.kind === 'redirect' && typeof fault.location !== 'string') throw new Error('A redirect fault needs a "location"');
-	return fault;
 }

@@ -2,31 +2,19 @@
  * List parameters, read as leniently as phpRank reads them: values it does not know are silently
  * replaced by defaults instead of being rejected.
  */
-import { Input } from './incoming';
+import { Input, isPhpInteger, isPhpNumeric } from './http';
 import { ProjectSortKey, ReportSortKey } from './store';
-import { isPhpInteger, isPhpNumeric } from './validation';
 
-export type ResultBand = 'good' | 'decent' | 'bad';
+type ResultBand = 'good' | 'decent' | 'bad';
 
-interface CommonListQuery {
+export interface ListQuery {
 	search?: string;
 	descending: boolean;
 	perPage: number;
 	page: number;
+	/** The list parameters the client sent, to be carried into every page link, in order. */
+	carried: Array<[string, string]>;
 }
-
-export interface ReportListQuery extends CommonListQuery {
-	project?: string;
-	result?: ResultBand;
-	sortBy: ReportSortKey;
-}
-
-export interface ProjectListQuery extends CommonListQuery {
-	sortBy: ProjectSortKey;
-}
-
-export const REPORT_LIST_PARAMETERS = ['search', 'search_by', 'project', 'result', 'sort_by', 'sort', 'per_page'];
-export const PROJECT_LIST_PARAMETERS = ['search', 'search_by', 'sort_by', 'sort', 'per_page'];
 
 /** The page sizes phpRank accepts for `per_page`; anything else silently becomes 10. */
 export const PER_PAGE_CHOICES: readonly number[] = [10, 25, 50, 100];
@@ -38,7 +26,7 @@ const text = (value: unknown) => (typeof value === 'string' ? value : undefined)
 const oneOf = <T extends string>(value: unknown, choices: readonly T[], fallback: T): T =>
 	choices.includes(value as T) ? (value as T) : fallback;
 
-function common(input: Input): CommonListQuery {
+function common(input: Input, parameters: string[]): ListQuery {
 	// PHP's loose in_array() lets "25.0" or "025" through as 25.
 	const perPage = isPhpNumeric(input.per_page) ? Number(input.per_page) : Number.NaN;
 	const page = isPhpInteger(input.page) ? Number(input.page) : 0;
@@ -47,13 +35,14 @@ function common(input: Input): CommonListQuery {
 		descending: input.sort !== 'asc',
 		perPage: PER_PAGE_CHOICES.includes(perPage) ? perPage : 10,
 		page: page >= 1 && Number.isSafeInteger(page) ? page : 1,
+		carried: parameters.flatMap((name): Array<[string, string]> => (typeof input[name] === 'string' ? [[name, input[name]]] : [])),
 	};
 }
 
-export function reportListQuery(input: Input): ReportListQuery {
+export function reportListQuery(input: Input): ListQuery & { project?: string; result?: ResultBand; sortBy: ReportSortKey } {
 	const result = text(input.result);
 	return {
-		...common(input),
+		...common(input, ['search', 'search_by', 'project', 'result', 'sort_by', 'sort', 'per_page']),
 		project: text(input.project),
 		// Anything but good or decent falls through to the "bad" branch.
 		result: result === undefined ? undefined : oneOf<ResultBand>(result, ['good', 'decent'], 'bad'),
@@ -61,8 +50,9 @@ export function reportListQuery(input: Input): ReportListQuery {
 	};
 }
 
-export function projectListQuery(input: Input): ProjectListQuery {
-	return { ...common(input), sortBy: oneOf(input.sort_by, PROJECT_SORT_KEYS, 'created_at') };
+export function projectListQuery(input: Input): ListQuery & { sortBy: ProjectSortKey } {
+	const sortBy = oneOf(input.sort_by, PROJECT_SORT_KEYS, 'created_at');
+	return { ...common(input, ['search', 'search_by', 'sort_by', 'sort', 'per_page']), sortBy };
 }
 
 /** The band phpRank's `result` filter puts a score in (the node's grade of it too). */
@@ -70,16 +60,4 @@ export function resultBandOf(score: number): ResultBand {
 	if (score > 79) return 'good';
 	if (score >= 49) return 'decent';
 	return 'bad';
-}
-
-export function inResultBand(score: number, band: ResultBand): boolean {
-	return resultBandOf(score) === band;
-}
-
-/** The list parameters the client sent, to be carried into every page link. */
-export function carriedParameters(input: Input, names: readonly string[]): Array<[string, string]> {
-	return names.flatMap((name): Array<[string, string]> => {
-		const value = input[name];
-		return typeof value === 'string' ? [[name, value]] : [];
-	});
 }

@@ -1,40 +1,25 @@
-/** In-memory data of the server: users, their reports and the projects derived from them. */
-import { PhpRankUser, ReportState } from './types';
+/** In-memory data of the server: users, their reports and the projects derived from them, and sample data. */
+import { scorePage } from './analysis';
+import { parseReportTarget } from './reportUrl';
+import { PhpRankUser, ProjectState, ReportState, SeedOptions } from './types';
 
-/** A report as stored: the state tests read (ReportState), its times in epoch milliseconds. */
-export interface StoredReport extends Omit<ReportState, 'generatedAt' | 'createdAt' | 'updatedAt'> {
-	generatedAt: number;
-	createdAt: number;
-	updatedAt: number;
-}
+/** A report as stored: the state tests read, its times in epoch seconds. */
+export type StoredReport = Omit<ReportState, 'generatedAt' | 'createdAt' | 'updatedAt'> &
+	Record<'generatedAt' | 'createdAt' | 'updatedAt', number>;
 
-export interface StoredProject {
-	userId: number;
-	name: string;
-	reports: number;
-	result: number;
+interface StoredProject extends Omit<ProjectState, 'createdAt'> {
 	createdAt: number;
 	/** Creation order, to keep projects created in the same second apart. */
 	sequence: number;
 }
 
-export type NewReport = Omit<StoredReport, 'id' | 'userId' | 'result'>;
-
-export type ReportChanges = Partial<Pick<StoredReport, 'privacy' | 'password' | 'score' | 'quality' | 'generatedAt' | 'updatedAt'>>;
-
 export type ReportSortKey = 'id' | 'generated_at' | 'url' | 'result';
 export type ProjectSortKey = 'created_at' | 'project';
 
-export interface ListWindow {
-	descending: boolean;
-	offset: number;
-	limit: number;
-}
+/** Laravel serialises database timestamps (whole seconds) with a microsecond field. */
+export const formatTimestamp = (epochSeconds: number) => new Date(epochSeconds * 1000).toISOString().replace(/\.\d{3}Z$/, '.000000Z');
 
-export interface Slice<T> {
-	items: T[];
-	total: number;
-}
+export const nowInSeconds = () => Math.floor(Date.now() / 1000);
 
 const byNumber = (a: number, b: number) => a - b;
 const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -47,61 +32,33 @@ const REPORT_ORDER: Record<Exclude<ReportSortKey, 'id'>, (a: StoredReport, b: St
 
 const PROJECT_ORDER: Record<ProjectSortKey, (a: StoredProject, b: StoredProject) => number> = {
 	created_at: (a, b) => byNumber(a.createdAt, b.createdAt) || byNumber(a.sequence, b.sequence),
-	project: (a, b) => byText(a.name, b.name),
+	project: (a, b) => byText(a.project, b.project),
 };
 
-/** Per-user data with sorted orders cached until the next change, so paging stays cheap. */
-class UserLibrary {
-	/** Ascending id, which is also creation order. */
-	reports: StoredReport[] = [];
-	readonly projects = new Map<string, StoredProject>();
-	private readonly sortedViews = new Map<string, readonly unknown[]>();
+const SEED_EPOCH = Date.UTC(2026, 0, 5, 8, 0, 0) / 1000;
+const SECONDS_BETWEEN_SEEDED_REPORTS = 1020;
+const SEED_HOSTS = [
+	'example.com', 'www.shop.example.org', 'blog.example.net', 'docs.example.io',
+	'news.example.co.uk', 'store.example.dev', 'travel.example.info', 'cafe.example.biz',
+];
+const SEED_SECTIONS = ['blog', 'products', 'guides', 'news', 'pricing', 'about', 'help', 'features'];
+const SEED_SLUGS = ['getting-started', 'seo-checklist', 'summer-sale', 'release-notes', 'case-study', 'faq', 'contact', 'team'];
 
-	changed(): void {
-		this.sortedViews.clear();
-	}
-
-	sortedReports(key: ReportSortKey): readonly StoredReport[] {
-		if (key === 'id') return this.reports;
-		return this.view(`report:${key}`, () => [...this.reports].sort(REPORT_ORDER[key]));
-	}
-
-	sortedProjects(key: ProjectSortKey): readonly StoredProject[] {
-		return this.view(`project:${key}`, () => [...this.projects.values()].sort(PROJECT_ORDER[key]));
-	}
-
-	private view<T>(key: string, build: () => T[]): readonly T[] {
-		let view = this.sortedViews.get(key) as T[] | undefined;
-		if (!view) {
-			view = build();
-			this.sortedViews.set(key, view);
-		}
-		return view;
-	}
+function seededUrl(host: string, index: number): string {
+	// Every ninth page is the bare host; every fifth is served without TLS so https checks vary.
+	const scheme = index % 5 === 4 ? 'http' : 'https';
+	if (index % 9 === 0) return `${scheme}://${host}/`;
+	return `${scheme}://${host}/${SEED_SECTIONS[index % SEED_SECTIONS.length]}/${SEED_SLUGS[(index * 7) % SEED_SLUGS.length]}-${index}`;
 }
 
-function slice<T>(ordered: readonly T[], window: ListWindow, keep?: (item: T) => boolean): Slice<T> {
-	const at = (i: number) => ordered[window.descending ? ordered.length - 1 - i : i];
-	if (!keep) {
-		const end = Math.min(ordered.length, window.offset + window.limit);
-		const items: T[] = [];
-		for (let i = window.offset; i < end; i++) items.push(at(i));
-		return { items, total: ordered.length };
-	}
-	const items: T[] = [];
-	let total = 0;
-	for (let i = 0; i < ordered.length; i++) {
-		const item = at(i);
-		if (!keep(item)) continue;
-		if (total >= window.offset && items.length < window.limit) items.push(item);
-		total++;
-	}
-	return { items, total };
-}
+/** One user's data; reports in ascending id, which is also creation order. */
+type Library = { reports: StoredReport[]; projects: Map<string, StoredProject> };
 
 export class PhpRankStore {
 	private readonly reportsById = new Map<number, StoredReport>();
-	private readonly libraries = new Map<number, UserLibrary>();
+	private readonly libraries = new Map<number, Library>();
+	/** Sorted orders, cached until the next change so paging stays cheap. */
+	private readonly sorted = new Map<string, readonly unknown[]>();
 	private readonly usersByKey = new Map<string, PhpRankUser>();
 	private nextReportId = 1;
 	private nextProjectSequence = 1;
@@ -114,59 +71,51 @@ export class PhpRankStore {
 		return this.usersByKey.get(apiKey);
 	}
 
-	hasUser(userId: number): boolean {
-		return this.users.some((user) => user.id === userId);
-	}
-
 	reset(): void {
 		this.reportsById.clear();
 		this.libraries.clear();
+		this.sorted.clear();
 		this.nextReportId = 1;
 		this.nextProjectSequence = 1;
 	}
 
-	insertReport(userId: number, fields: NewReport): StoredReport {
+	insertReport(userId: number, fields: Omit<StoredReport, 'id' | 'userId' | 'result'>): StoredReport {
 		const report: StoredReport = { ...fields, id: this.nextReportId++, userId, result: Math.round(fields.score) };
 		const library = this.library(userId);
 		library.reports.push(report);
 		this.reportsById.set(report.id, report);
 		let project = library.projects.get(report.project);
 		if (!project) {
-			project = { userId, name: report.project, reports: 0, result: 0, createdAt: report.createdAt, sequence: this.nextProjectSequence++ };
-			library.projects.set(project.name, project);
+			project = { userId, project: report.project, reports: 0, result: 0, createdAt: report.createdAt, sequence: this.nextProjectSequence++ };
+			library.projects.set(project.project, project);
 		}
 		project.reports++;
 		project.result += report.result;
-		library.changed();
+		this.sorted.clear();
 		return report;
-	}
-
-	findReport(id: number): StoredReport | undefined {
-		return this.reportsById.get(id);
 	}
 
 	ownReport(userId: number, id: number): StoredReport | undefined {
 		const report = this.reportsById.get(id);
-		return report && report.userId === userId ? report : undefined;
+		return report?.userId === userId ? report : undefined;
 	}
 
-	updateReport(report: StoredReport, changes: ReportChanges): void {
+	updateReport(report: StoredReport, changes: Partial<StoredReport>): void {
 		Object.assign(report, changes);
 		const result = Math.round(report.score);
 		const library = this.library(report.userId);
 		const project = library.projects.get(report.project);
 		if (project) project.result += result - report.result;
 		report.result = result;
-		library.changed();
+		this.sorted.clear();
 	}
 
-	deleteReport(id: number): boolean {
+	deleteReport(id: number): void {
 		const report = this.reportsById.get(id);
-		if (!report) return false;
+		if (!report) return;
 		const library = this.library(report.userId);
-		library.reports.splice(this.indexOfReport(library.reports, id), 1);
+		library.reports.splice(library.reports.indexOf(report), 1);
 		this.forget([report], library);
-		return true;
 	}
 
 	/** Returns how many reports the project held, or undefined when the user has no such project. */
@@ -183,70 +132,92 @@ export class PhpRankStore {
 		return this.library(userId).reports.length;
 	}
 
-	latestCreatedAt(): number | undefined {
-		let latest: number | undefined;
-		for (const library of this.libraries.values()) {
-			const last = library.reports[library.reports.length - 1];
-			if (last && (latest === undefined || last.createdAt > latest)) latest = last.createdAt;
-		}
-		return latest;
+	sortedReports(userId: number, key: ReportSortKey): readonly StoredReport[] {
+		const { reports } = this.library(userId);
+		return key === 'id' ? reports : this.cached(`${userId} report:${key}`, () => [...reports].sort(REPORT_ORDER[key]));
 	}
 
-	listReports(userId: number, sortKey: ReportSortKey, window: ListWindow, keep?: (report: StoredReport) => boolean): Slice<StoredReport> {
-		return slice(this.library(userId).sortedReports(sortKey), window, keep);
-	}
-
-	listProjects(userId: number, sortKey: ProjectSortKey, window: ListWindow, keep?: (project: StoredProject) => boolean): Slice<StoredProject> {
-		return slice(this.library(userId).sortedProjects(sortKey), window, keep);
-	}
-
-	hasProject(userId: number, name: string): boolean {
-		return this.library(userId).projects.has(name);
+	sortedProjects(userId: number, key: ProjectSortKey): readonly StoredProject[] {
+		return this.cached(`${userId} project:${key}`, () => [...this.library(userId).projects.values()].sort(PROJECT_ORDER[key]));
 	}
 
 	allReports(userId?: number): StoredReport[] {
-		return this.librariesOf(userId).flatMap((library) => library.reports);
+		return this.userIds(userId).flatMap((id) => this.library(id).reports);
 	}
 
 	allProjects(userId?: number): StoredProject[] {
-		return this.librariesOf(userId).flatMap((library) => library.sortedProjects('created_at'));
+		return this.userIds(userId).flatMap((id) => this.sortedProjects(id, 'created_at'));
 	}
 
-	private librariesOf(userId?: number): UserLibrary[] {
-		if (userId !== undefined) return [this.library(userId)];
-		return [...this.libraries.entries()].sort(([a], [b]) => a - b).map(([, library]) => library);
+	/**
+	 * Deterministic, varied sample reports, spread round-robin over `projects` (host names), dated after every
+	 * report stored: the same calls on an empty store always give the same reports. Owned by the first user unless told.
+	 */
+	seedReports(count: number, options: SeedOptions = {}): number[] {
+		const userId = options.userId ?? this.users[0].id;
+		if (!this.users.some((user) => user.id === userId)) throw new Error(`No user with id ${userId}`);
+		const hosts = options.projects?.length ? options.projects : SEED_HOSTS;
+		const latest = Math.max(...[...this.libraries.values()].map((library) => library.reports.at(-1)?.createdAt ?? -Infinity));
+		const start = latest === -Infinity ? SEED_EPOCH : latest + SECONDS_BETWEEN_SEEDED_REPORTS;
+		const ids: number[] = [];
+		for (let i = 0; i < count; i++) {
+			const target = parseReportTarget(seededUrl(hosts[i % hosts.length], i));
+			if (!target) throw new Error(`Cannot seed a report for project "${hosts[i % hosts.length]}"`);
+			const time = start + i * SECONDS_BETWEEN_SEEDED_REPORTS;
+			const privacy = i % 10 === 3 ? 1 : i % 10 === 7 ? 2 : 0;
+			const fields = { ...target, score: scorePage(target.targetUrl), privacy, password: privacy === 2 ? 'secret' : null };
+			ids.push(this.insertReport(userId, { ...fields, generatedAt: time, createdAt: time, updatedAt: time }).id);
+		}
+		return ids;
 	}
 
-	private forget(reports: StoredReport[], library: UserLibrary): void {
+	/**
+	 * Seeds `reports` reports; with `projects`, spreads them over that many new projects (site1.example.com,
+	 * site2.example.com, … the user does not have yet), each holding at least one. Returns the new project names.
+	 */
+	seed(counts: { reports?: number; projects?: number }, userId = this.users[0].id): string[] {
+		const names: string[] = [];
+		for (let n = 1; names.length < (counts.projects ?? 0); n++) {
+			const name = `site${n}.example.com`;
+			if (!this.libraries.get(userId)?.projects.has(name)) names.push(name);
+		}
+		this.seedReports(Math.max(counts.reports ?? 0, names.length), { userId, projects: names });
+		return names;
+	}
+
+	private userIds(userId?: number): number[] {
+		return userId === undefined ? [...this.libraries.keys()].sort((a, b) => a - b) : [userId];
+	}
+
+	private cached<T>(key: string, build: () => T[]): readonly T[] {
+		if (!this.sorted.has(key)) this.sorted.set(key, build());
+		return this.sorted.get(key) as T[];
+	}
+
+	private forget(reports: StoredReport[], library: Library): void {
 		for (const report of reports) {
 			this.reportsById.delete(report.id);
 			const project = library.projects.get(report.project);
 			if (!project) continue;
 			project.reports--;
 			project.result -= report.result;
-			if (project.reports === 0) library.projects.delete(project.name);
+			if (project.reports === 0) library.projects.delete(project.project);
 		}
-		library.changed();
+		this.sorted.clear();
 	}
 
-	private indexOfReport(reports: StoredReport[], id: number): number {
-		let low = 0;
-		let high = reports.length - 1;
-		while (low <= high) {
-			const middle = (low + high) >> 1;
-			if (reports[middle].id === id) return middle;
-			if (reports[middle].id < id) low = middle + 1;
-			else high = middle - 1;
-		}
-		throw new Error(`Report ${id} is missing from its owner's list`);
+	private library(userId: number): Library {
+		if (!this.libraries.has(userId)) this.libraries.set(userId, { reports: [], projects: new Map() });
+		return this.libraries.get(userId) as Library;
 	}
+}
 
-	private library(userId: number): UserLibrary {
-		let library = this.libraries.get(userId);
-		if (!library) {
-			library = new UserLibrary();
-			this.libraries.set(userId, library);
-		}
-		return library;
-	}
+/** Server state for tests to assert on, with readable dates. */
+export function reportState(report: StoredReport): ReportState {
+	const { generatedAt, createdAt, updatedAt, ...rest } = report;
+	return { ...rest, generatedAt: formatTimestamp(generatedAt), createdAt: formatTimestamp(createdAt), updatedAt: formatTimestamp(updatedAt) };
+}
+
+export function projectState({ sequence: _sequence, createdAt, ...rest }: StoredProject): ProjectState {
+	return { ...rest, createdAt: formatTimestamp(createdAt) };
 }

@@ -62,18 +62,6 @@ export interface PageChange {
 	quality: number;
 }
 
-export type FaultKind =
-	| 'status'
-	| 'html'
-	| 'empty'
-	| 'malformedJson'
-	| 'drop'
-	| 'delay'
-	| 'redirectLogin'
-	| 'redirect'
-	| 'dropAfterHandling'
-	| 'delayAfterHandling';
-
 export interface FaultMatch {
 	/** HTTP method, case-insensitive. */
 	method?: string;
@@ -102,6 +90,8 @@ export type FaultAction =
 	| { kind: 'dropAfterHandling' }
 	/** The request is carried out, then its answer is held back for `delayMs`: a client with a shorter timeout never gets it. */
 	| { kind: 'delayAfterHandling'; delayMs: number };
+
+export type FaultKind = FaultAction['kind'];
 
 export type Fault = FaultMatch & FaultAction;
 
@@ -166,9 +156,7 @@ export interface ProjectState {
 	createdAt: string;
 }
 
-export interface InjectedFault {
-	id: number;
-}
+export type InjectedFault = { id: number };
 
 export interface PhpRankServer {
 	/** Base URL including basePath, e.g. http://127.0.0.1:40123/phprank */

@@ -1,0 +1,62 @@
+import { ExternalSecretsProxy } from 'n8n-core';
+import type { INode, INodeParameters, INodeType, IWorkflowExecuteAdditionalData } from 'n8n-workflow';
+import { deepCopy, NodeHelpers, UserError } from 'n8n-workflow';
+
+import type { CredentialsData, CredentialTypesOptions } from './credentials';
+import { createCredentialsHelper, HarnessCredentialTypes } from './credentials';
+import type { NodeTypesOptions } from './nodeTypes';
+import { HarnessNodeTypes } from './nodeTypes';
+import { ensureEngine } from './setup';
+
+export interface InstanceOptions extends NodeTypesOptions, CredentialTypesOptions {
+	/** Decrypted credential data by credential type, as the instance would hold it. */
+	credentials?: CredentialsData;
+}
+
+const INSTANCE_URL = 'http://127.0.0.1:5678/';
+
+/**
+ * What an n8n instance has around the engine: its node and credential types, the credentials it holds, and the
+ * additional data the engine expects from the server, pointed at nothing real: sub-workflows and task runners
+ * (Code node) are not available here.
+ */
+export function createInstance(options: InstanceOptions) {
+	ensureEngine();
+	const credentialTypes = new HarnessCredentialTypes(options);
+	const credentialsHelper = createCredentialsHelper(credentialTypes, options.credentials);
+	const additionalData = (executionId?: string): IWorkflowExecuteAdditionalData => ({
+		credentialsHelper,
+		executionId,
+		currentNodeExecutionIndex: 0,
+		restApiUrl: `${INSTANCE_URL}rest`,
+		instanceBaseUrl: INSTANCE_URL,
+		formBaseUrl: `${INSTANCE_URL}form`,
+		formWaitingBaseUrl: `${INSTANCE_URL}form-waiting`,
+		formTestBaseUrl: `${INSTANCE_URL}form-test`,
+		webhookBaseUrl: `${INSTANCE_URL}webhook`,
+		webhookWaitingBaseUrl: `${INSTANCE_URL}webhook-waiting`,
+		webhookTestBaseUrl: `${INSTANCE_URL}webhook-test`,
+		mcpBaseUrl: `${INSTANCE_URL}mcp`,
+		mcpTestBaseUrl: `${INSTANCE_URL}mcp-test`,
+		variables: {},
+		externalSecretsProxy: new ExternalSecretsProxy(),
+		logAiEvent: () => {},
+		getRunExecutionData: async () => undefined,
+		getRuntimeCredential: async () => undefined,
+		executeWorkflow: async () => {
+			throw new UserError('Sub-workflow execution needs an n8n instance');
+		},
+		startRunnerTask: async () => {
+			throw new UserError('Task runners (Code node) need an n8n instance');
+		},
+	});
+	return { nodeTypes: new HarnessNodeTypes(options), credentialTypes, credentialsHelper, additionalData };
+}
+
+/** A node of the type as the editor holds it: every parameter it shows, defaults included. */
+export function editorNode(nodeType: INodeType, node: Omit<INode, 'position' | 'parameters'>, parameters: INodeParameters = {}): INode {
+	const shown: INode = { ...node, position: [0, 0], parameters: {} };
+	const { properties } = nodeType.description;
+	shown.parameters = NodeHelpers.getNodeParameters(properties, deepCopy(parameters), true, false, shown, nodeType.description) ?? {};
+	return shown;
+}
