@@ -4,29 +4,17 @@ import communityNodes from '@n8n/eslint-plugin-community-nodes';
 
 // The rule sets n8n's community-package scanner applies, on the files it scans.
 export default [
-	{ ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.artifacts/**', '.n8n-e2e/**'] },
-	{
-		files: ['**/*.ts'],
-		languageOptions: { parser: tsParser, parserOptions: { sourceType: 'module' } },
-	},
-	{
-		files: ['package.json'],
-		plugins: { 'n8n-nodes-base': n8nNodesBase },
-		languageOptions: { parser: tsParser, parserOptions: { extraFileExtensions: ['.json'] } },
-		rules: { ...n8nNodesBase.configs.community.rules },
-	},
+	{ ignores: ['dist/**', 'coverage/**', '.artifacts/**', '.n8n-e2e/**'] },
+	{ files: ['**/*.ts', 'package.json'], languageOptions: { parser: tsParser } },
+	{ plugins: { 'n8n-nodes-base': n8nNodesBase } },
+	{ files: ['package.json'], rules: n8nNodesBase.configs.community.rules },
 	{
 		files: ['credentials/**/*.ts'],
-		plugins: { 'n8n-nodes-base': n8nNodesBase },
 		// n8n's own community lint config turns this one off: community credentials link to a full URL.
-		rules: {
-			...n8nNodesBase.configs.credentials.rules,
-			'n8n-nodes-base/cred-class-field-documentation-url-miscased': 'off',
-		},
+		rules: { ...n8nNodesBase.configs.credentials.rules, 'n8n-nodes-base/cred-class-field-documentation-url-miscased': 'off' },
 	},
 	{
 		files: ['nodes/**/*.ts'],
-		plugins: { 'n8n-nodes-base': n8nNodesBase },
 		// These two want literal 'main' connections, which @n8n/community-nodes forbids; n8n's own
 		// community lint config turns them off in favour of NodeConnectionTypes.
 		rules: {
@@ -35,8 +23,5 @@ export default [
 			'n8n-nodes-base/node-class-description-outputs-wrong': 'off',
 		},
 	},
-	{
-		files: ['nodes/**/*.ts', 'credentials/**/*.ts', 'package.json'],
-		...communityNodes.configs.recommended,
-	},
+	{ files: ['nodes/**/*.ts', 'credentials/**/*.ts', 'package.json'], ...communityNodes.configs.recommended },
 ];

@@ -5,13 +5,11 @@
  * examples/scheduled-reanalysis-offline.json re-analyzes every report and prints its alerts: the checks that
  * newly fail, the score change and the link. Offline: no build step, no n8n instance, no network beyond 127.0.0.1.
  */
-import path from 'node:path';
-
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { startPhpRankServer } from '../dev/server';
 import { runWorkflow } from '../dev/engine';
-import { allowExampleFiles, EXAMPLES_DIR, loadExampleWorkflow, qualityLosingAHighCheckOnly, REPOSITORY_ROOT, sourceIndex } from '../dev/examples';
+import { allowExampleFiles, loadExampleWorkflow, qualityLosingAHighCheckOnly, sourceIndex } from '../dev/examples';
 
 const WORKFLOW_FILE = 'spreadsheet-to-seo-reports-offline.json';
 const REANALYSIS_FILE = 'scheduled-reanalysis-offline.json';
@@ -53,16 +51,18 @@ function table(header: string[], lines: string[][], rightAligned: number[]): str
 	return [header, ...lines].map(render).join('\n');
 }
 
+const count = <T>(list: T[], matches: (entry: T) => boolean): number => list.filter(matches).length;
+const indented = (lines: string[]): string => (lines.length ? lines.map((text) => `  ${text}`).join('\n') : '  none');
+
 async function main(): Promise<void> {
 	allowExampleFiles();
 	const server = await startPhpRankServer({ host: '127.0.0.1', port: 0 });
+	const run = async (file: string) =>
+		await runWorkflow(loadExampleWorkflow(file), { credentials: { phpRankApi: { baseUrl: server.url, apiKey: server.apiKey } } });
 	try {
-		const workflowPath = path.relative(REPOSITORY_ROOT, path.join(EXAMPLES_DIR, WORKFLOW_FILE));
-		console.log(`Running ${workflowPath} in n8n's engine against the bundled phpRank server at ${server.url}\n`);
+		console.log(`Running examples/${WORKFLOW_FILE} in n8n's engine against the bundled phpRank server at ${server.url}\n`);
 
-		const result = await runWorkflow(loadExampleWorkflow(WORKFLOW_FILE), {
-			credentials: { phpRankApi: { baseUrl: server.url, apiKey: server.apiKey } },
-		});
+		const result = await run(WORKFLOW_FILE);
 		if (result.error) {
 			const failedNode = result.run.data.resultData.lastNodeExecuted ?? 'a node';
 			throw new Error(`the workflow stopped at "${failedNode}": ${result.error.message}`);
@@ -91,28 +91,23 @@ async function main(): Promise<void> {
 
 		const alerts = result.output(ALERT_NODE).map(({ json }) => String(json.text));
 		console.log(`\nBad grades (${alerts.length}):`);
-		console.log(alerts.length ? alerts.map((text) => `  ${text}`).join('\n') : '  none');
+		console.log(indented(alerts));
 
-		const created = rows.filter((row) => row.report).length;
-		const failed = rows.filter((row) => row.error).length;
-		const bad = rows.filter((row) => row.report?.grade === 'bad').length;
 		console.log(
-			`\n${rows.length} rows, ${created} reports created, ${bad} bad, ${failed} failed; ` +
+			`\n${rows.length} rows, ${count(rows, (row) => !!row.report)} reports created, ` +
+				`${count(rows, (row) => row.report?.grade === 'bad')} bad, ${count(rows, (row) => !!row.error)} failed; ` +
 				`the server received ${server.requests.length} API requests.`,
 		);
 
 		const requestsBefore = server.requests.length;
-		const again = await runWorkflow(loadExampleWorkflow(WORKFLOW_FILE), {
-			credentials: { phpRankApi: { baseUrl: server.url, apiKey: server.apiKey } },
-		});
-		const outcomesAgain = again.output(REPORT_NODE, 0).map(({ json }) => String(json.outcome));
+		const outcomesAgain = (await run(WORKFLOW_FILE)).output(REPORT_NODE, 0).map(({ json }) => String(json.outcome));
 		const sentAgain = server.requests.slice(requestsBefore);
 		console.log(
-			`\nRun again: ${outcomesAgain.filter((outcome) => outcome === 'existing').length} existing reports returned, ` +
-				`${outcomesAgain.filter((outcome) => outcome === 'created').length} created; the server received ` +
-				`${sentAgain.filter((request) => request.method === 'GET').length} lookups and ` +
-				`${sentAgain.filter((request) => request.method === 'POST').length} creates, of which ` +
-				`${sentAgain.filter((request) => request.method === 'POST' && request.status === 201).length} made a report ` +
+			`\nRun again: ${count(outcomesAgain, (outcome) => outcome === 'existing')} existing reports returned, ` +
+				`${count(outcomesAgain, (outcome) => outcome === 'created')} created; the server received ` +
+				`${count(sentAgain, (request) => request.method === 'GET')} lookups and ` +
+				`${count(sentAgain, (request) => request.method === 'POST')} creates, of which ` +
+				`${count(sentAgain, (request) => request.method === 'POST' && request.status === 201)} made a report ` +
 				'(only the pages that failed are tried again).',
 		);
 
@@ -129,16 +124,14 @@ async function main(): Promise<void> {
 			changed.push(report.url);
 			break;
 		}
-		console.log(`\nThe pages ${changed.join(' and ')} change. Running ${path.relative(REPOSITORY_ROOT, path.join(EXAMPLES_DIR, REANALYSIS_FILE))}:`);
-		const reanalysis = await runWorkflow(loadExampleWorkflow(REANALYSIS_FILE), {
-			credentials: { phpRankApi: { baseUrl: server.url, apiKey: server.apiKey } },
-		});
+		console.log(`\nThe pages ${changed.join(' and ')} change. Running examples/${REANALYSIS_FILE}:`);
+		const reanalysis = await run(REANALYSIS_FILE);
 		if (reanalysis.error) throw new Error(`the re-analysis stopped: ${reanalysis.error.message}`);
 		const reanalysisAlerts = reanalysis.output(ALERT_NODE).map(({ json }) => String(json.text));
 		console.log(
 			`${reanalysis.output('Re-analyze report').length} reports re-analyzed; grade got worse or a high-importance check newly fails (${reanalysisAlerts.length}):`,
 		);
-		console.log(reanalysisAlerts.length ? reanalysisAlerts.map((text) => `  ${text}`).join('\n') : '  none');
+		console.log(indented(reanalysisAlerts));
 	} finally {
 		await server.close();
 	}
