@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 
 import type { Job, VariantId } from './plan';
 import { describeJob, VARIANT_LABELS } from './plan';
+import { median } from './processes';
 
 interface Saved {
 	results: Array<{
@@ -22,18 +23,14 @@ interface Saved {
 	}>;
 }
 
-const median = (values: number[]) => {
-	const sorted = [...values].sort((a, b) => a - b);
-	const middle = Math.floor(sorted.length / 2);
-	return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-};
-
 const change = (a: number, b: number) => (a > 0 ? `${b >= a ? '+' : ''}${(((b - a) / a) * 100).toFixed(0)} %` : 'n/a');
 
 function main(): void {
 	const [first, second] = process.argv.slice(2).map((file) => JSON.parse(readFileSync(file, 'utf8')) as Saved);
 	if (!first || !second) throw new Error('usage: npx tsx bench/compare.ts first.json second.json');
-	console.log('| Case | Client | Requests (1st / 2nd) | Records (1st / 2nd) | Median ms (1st / 2nd) | Change | × undici (1st / 2nd) | CPU ms (1st / 2nd) | Job RSS MB (1st / 2nd) |');
+	console.log(
+		'| Case | Client | Requests (1st / 2nd) | Records (1st / 2nd) | Median ms (1st / 2nd) | Change | × undici (1st / 2nd) | CPU ms (1st / 2nd) | Job RSS MB (1st / 2nd) |',
+	);
 	console.log('|---|---|---:|---:|---:|---:|---:|---:|---:|');
 	const changes: number[] = [];
 	const ratioChanges: number[] = [];
@@ -57,11 +54,9 @@ function main(): void {
 				`${median(a.timedCpuMs ?? []).toFixed(0)} / ${median(b.timedCpuMs ?? []).toFixed(0)} | ${rss(a)} / ${rss(b)} |`,
 		);
 	}
-	const sorted = [...changes].sort((x, y) => x - y);
-	const sortedRatios = [...ratioChanges].sort((x, y) => x - y);
 	console.log(
-		`\nMedian times moved by ${(median(changes) * 100).toFixed(0)} % between the runs (the largest by ${(sorted[sorted.length - 1] * 100).toFixed(0)} %); ` +
-			`ratios to undici by ${(median(ratioChanges) * 100).toFixed(0)} % (the largest by ${(sortedRatios[sortedRatios.length - 1] * 100).toFixed(0)} %).`,
+		`\nMedian times moved by ${(median(changes) * 100).toFixed(0)} % between the runs (the largest by ${(Math.max(...changes) * 100).toFixed(0)} %); ` +
+			`ratios to undici by ${(median(ratioChanges) * 100).toFixed(0)} % (the largest by ${(Math.max(...ratioChanges) * 100).toFixed(0)} %).`,
 	);
 }
 

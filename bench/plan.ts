@@ -1,8 +1,23 @@
 /**
- * What `npm run bench` measures: the jobs, the clients that do them, and the fewest requests and
- * records each job can possibly take against phpRank.
+ * What `npm run bench` measures: the built node, the jobs, the clients that do them, and the fewest
+ * requests and records each job can possibly take against phpRank.
  */
+import path from 'node:path';
+
+import { REPOSITORY_ROOT } from '../dev/n8n/util';
 import { PER_PAGE_CHOICES } from '../dev/server/listQuery';
+
+/**
+ * The built package: `dist/`, or the copy of it the benchmark took when it started (BENCH_DIST),
+ * so that a rebuild in the working tree during a run cannot change or remove what is measured.
+ */
+export function builtPackage(directory = process.env.BENCH_DIST ?? path.join(REPOSITORY_ROOT, 'dist')) {
+	return {
+		directory,
+		node: path.join(directory, 'nodes', 'PhpRank', 'PhpRank.node.js'),
+		credentials: path.join(directory, 'credentials', 'PhpRankApi.credentials.js'),
+	};
+}
 
 /** The largest page phpRank serves. */
 export const LARGEST_PAGE_SIZE = Math.max(...PER_PAGE_CHOICES);
@@ -42,8 +57,7 @@ export type VariantId =
 	| 'undici'
 	| 'undiciFewest'
 	| 'httpRequest'
-	| 'httpRequestMeta'
-	| 'httpRequestInstalled';
+	| 'httpRequestMeta';
 
 export const VARIANT_LABELS: Record<VariantId, string> = {
 	phpRank: 'phpRank node',
@@ -55,7 +69,6 @@ export const VARIANT_LABELS: Record<VariantId, string> = {
 	undiciFewest: 'undici, fewest records',
 	httpRequest: 'HTTP Request node',
 	httpRequestMeta: 'HTTP Request, meta check',
-	httpRequestInstalled: 'HTTP Request (.n8n-e2e)',
 };
 
 /** Records the page holds when the server has `total` of them. */
@@ -64,7 +77,7 @@ export function recordsOnPage(window: PageWindow, total: number): number {
 	return Math.max(0, Math.min(window.perPage, total - first));
 }
 
-export function pageCount(total: number, perPage: number): number {
+function pageCount(total: number, perPage: number): number {
 	return Math.max(1, Math.ceil(total / perPage));
 }
 
@@ -87,36 +100,27 @@ export function onePageSizeWindows(limit: number, total: number, perPage = small
 export function fewestWindows(limit: number, total: number): PageWindow[] {
 	const target = Math.min(limit, total);
 	type Best = { requests: number; records: number; windows: PageWindow[] };
-	// best[x]: the cheapest way to have records 1..x in hand.
+	// best[x]: the cheapest way to have records 1..x in hand (x capped at the target). Every window
+	// reaches past x, so walking x upwards settles each before it is extended.
 	const best = new Map<number, Best>([[0, { requests: 0, records: 0, windows: [] }]]);
 	const better = (a: Best, b: Best | undefined) =>
 		b === undefined || a.requests < b.requests || (a.requests === b.requests && a.records < b.records);
-	let answer: Best | undefined;
-	const positions = [0];
-	for (let at = 0; at < positions.length; at++) {
-		const x = positions[at];
-		const from = best.get(x)!;
-		if (x >= target) {
-			if (better(from, answer)) answer = from;
-			continue;
-		}
+	for (let x = 0; x < target; x++) {
+		const from = best.get(x);
+		if (!from) continue;
 		for (const perPage of PER_PAGE_CHOICES) {
 			// The page holding record x + 1 (it may start before x + 1: its first records are fetched twice).
 			const window = { perPage, page: Math.floor(x / perPage) + 1 };
-			const reach = Math.min(window.page * perPage, total);
-			const next: Best = {
+			const reach = Math.min(window.page * perPage, total, target);
+			const next = {
 				requests: from.requests + 1,
 				records: from.records + recordsOnPage(window, total),
 				windows: [...from.windows, window],
 			};
-			if (better(next, best.get(reach))) {
-				if (!best.has(reach)) positions.push(reach);
-				best.set(reach, next);
-			}
+			if (better(next, best.get(reach))) best.set(reach, next);
 		}
-		positions.sort((a, b) => a - b);
 	}
-	return answer!.windows;
+	return best.get(target)!.windows;
 }
 
 export interface Fewest {

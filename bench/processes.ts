@@ -1,33 +1,38 @@
 /**
  * What the benchmark scripts share: the client processes (bench/worker.ts), the phpRank server
- * they talk to, the snapshot of dist/ they measure, and the description of the machine.
+ * they talk to, the snapshot of dist/ they measure, the description of the machine and the tables.
  */
 import { execFileSync, fork, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 
+import { REPOSITORY_ROOT } from '../dev/n8n/util';
 import { startPhpRankServer } from '../dev/server';
 import type { PhpRankServer, PhpRankServerOptions } from '../dev/server';
-import { builtPackage, REPOSITORY_ROOT } from './clients/n8n';
 import type { VariantId } from './plan';
-import type { Command, Reply } from './worker';
+import { builtPackage, describeJob, expectedOutput, VARIANT_LABELS } from './plan';
+import type { Command, Done, Reply, RunCommand } from './worker';
 
 export const LATENCY_MS = 2;
-const WORKER = path.join(__dirname, 'worker.ts');
 
 /** A client process, driven one command at a time. */
 export class Worker {
 	private readonly child: ChildProcess;
 
-	private pending: ((reply: Reply) => void) | undefined;
+	private readonly exited: Promise<Reply>;
 
-	private readonly exited: Promise<number | null>;
+	/** The process's first message: ready, or why it did not start. */
+	readonly ready: Promise<Reply>;
 
-	constructor(variant: VariantId, distCopy: string) {
-		this.child = fork(WORKER, [variant], {
+	constructor(
+		private readonly variant: VariantId,
+		distCopy: string,
+	) {
+		this.child = fork(path.join(__dirname, 'worker.ts'), [variant], {
 			cwd: REPOSITORY_ROOT,
 			execArgv: ['--expose-gc', '--import', 'tsx'],
 			// The copy of dist/ lives outside the repository: its require('n8n-workflow') finds the
@@ -35,19 +40,25 @@ export class Worker {
 			env: { ...process.env, BENCH_DIST: distCopy, NODE_PATH: path.join(REPOSITORY_ROOT, 'node_modules') },
 			stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
 		});
-		this.child.on('message', (reply: Reply) => {
-			const pending = this.pending;
-			this.pending = undefined;
-			pending?.(reply);
-		});
-		this.exited = new Promise((resolve) => this.child.once('exit', (code) => resolve(code)));
-		void this.exited.then((code) => this.pending?.({ type: 'failed', message: `the client process ended (exit code ${code})` }));
+		this.exited = once(this.child, 'exit').then(([code]) => ({ type: 'failed', message: `the client process ended (exit code ${code})` }));
+		this.ready = this.next();
 	}
 
-	async next(command?: Command): Promise<Reply> {
-		const reply = new Promise<Reply>((resolve) => (this.pending = resolve));
+	/** The process's next message, or a failure when it ends first. */
+	private async next(command?: Command): Promise<Reply> {
+		const reply = once(this.child, 'message').then(([message]) => message as Reply);
 		if (command) this.child.send(command);
-		return await reply;
+		return await Promise.race([reply, this.exited]);
+	}
+
+	/** One run; a client that fails or does not output every item fails the benchmark. */
+	async run(command: RunCommand): Promise<Done> {
+		const reply = await this.next({ type: 'run', ...command });
+		const what = `${VARIANT_LABELS[this.variant]}, ${describeJob(command.job)}`;
+		if (reply.type !== 'done') throw new Error(`${what}: ${reply.type === 'failed' ? reply.message : 'no answer'}`);
+		if (reply.output !== expectedOutput(command.job))
+			throw new Error(`${what}: output ${reply.output} items, expected ${expectedOutput(command.job)}`);
+		return reply;
 	}
 
 	async close(): Promise<void> {
@@ -57,6 +68,25 @@ export class Worker {
 		await this.exited;
 		clearTimeout(timer);
 	}
+}
+
+/**
+ * One process per client, ready to run. When the benchmark fails, runScript ends this process, and the
+ * clients end with their IPC channel.
+ */
+export async function startWorkers(variants: VariantId[], distCopy: string): Promise<Map<VariantId, Worker>> {
+	const workers = new Map(variants.map((variant) => [variant, new Worker(variant, distCopy)] as const));
+	await Promise.all(
+		[...workers].map(async ([variant, worker]) => {
+			const ready = await worker.ready;
+			if (ready.type === 'failed') throw new Error(`${VARIANT_LABELS[variant]}: the client process did not start (${ready.message})`);
+		}),
+	);
+	return workers;
+}
+
+export async function closeWorkers(workers: Map<VariantId, Worker>): Promise<void> {
+	await Promise.all([...workers.values()].map(async (worker) => await worker.close()));
 }
 
 /**
@@ -87,33 +117,35 @@ export async function startServer(options: PhpRankServerOptions): Promise<PhpRan
 /** The kernel's count of connections dropped because a listen queue was full (all processes). */
 export function listenOverflows(): number | undefined {
 	try {
-		const lines = readFileSync('/proc/net/netstat', 'utf8').split('\n');
-		const header = lines.find((line) => line.startsWith('TcpExt:') && line.includes('ListenOverflows'));
-		const values = lines.find((line) => line.startsWith('TcpExt:') && line !== header);
-		if (!header || !values) return undefined;
-		return Number(values.split(/\s+/)[header.split(/\s+/).indexOf('ListenOverflows')]);
+		const [header, values] = readFileSync('/proc/net/netstat', 'utf8')
+			.split('\n')
+			.filter((line) => line.startsWith('TcpExt:'))
+			.map((line) => line.split(/\s+/));
+		const at = header.indexOf('ListenOverflows');
+		return at > 0 ? Number(values[at]) : undefined;
 	} catch {
 		return undefined;
 	}
 }
 
-export function machine(): string[] {
-	const cpuinfo = existsSync('/proc/cpuinfo') ? readFileSync('/proc/cpuinfo', 'utf8') : '';
-	const model = /^model name\s*:\s*(.+)$/m.exec(cpuinfo)?.[1] ?? os.cpus()[0]?.model ?? 'unknown';
-	let nproc = String(os.availableParallelism());
-	try {
-		nproc = execFileSync('nproc', { encoding: 'utf8' }).trim();
-	} catch {
-		// nproc is not everywhere; Node's count stands in.
-	}
-	const version = (name: string) => (JSON.parse(readFileSync(require.resolve(`${name}/package.json`), 'utf8')) as { version: string }).version;
+export const loadAverage = () =>
+	os
+		.loadavg()
+		.map((load) => load.toFixed(2))
+		.join(', ');
+
+/** The machine, the versions measured and the command, for the top of a benchmark's output. */
+export function describeRun(script: string): string[] {
+	const version = (name: string) => (require(`${name}/package.json`) as { version: string }).version;
+	const versions = ['n8n-core', 'n8n-workflow', 'n8n-nodes-base', 'undici'].map((name) => `${name} ${version(name)}`).join(', ');
+	const argv = process.argv.slice(2);
 	return [
-		`Machine: ${nproc} CPUs (nproc), ${model}, ${(os.totalmem() / 1024 ** 3).toFixed(1)} GiB memory, ${os.platform()} ${os.release()}`,
-		`Node ${process.version}; n8n-core ${version('n8n-core')}, n8n-workflow ${version('n8n-workflow')}, n8n-nodes-base ${version('n8n-nodes-base')}, undici ${version('undici')}`,
+		`Machine: ${os.availableParallelism()} CPUs, ${os.cpus()[0]?.model ?? 'unknown'}, ${(os.totalmem() / 1024 ** 3).toFixed(1)} GiB memory, ${os.platform()} ${os.release()}`,
+		`Node ${process.version}; ${versions}`,
+		`Load average at the start: ${loadAverage()}`,
+		`Command: npm run ${script}${argv.length ? ` -- ${argv.join(' ')}` : ''}`,
 	];
 }
-
-export const loadAverage = () => os.loadavg().map((load) => load.toFixed(2)).join(', ');
 
 /** Builds dist/ if it is missing, and copies it: a rebuild in the tree during the run cannot touch what is measured. */
 export function snapshotBuild(log: (line: string) => void): string {
@@ -124,7 +156,10 @@ export function snapshotBuild(log: (line: string) => void): string {
 		if (build.status !== 0) throw new Error('npm run build failed');
 	} else {
 		const built = Math.floor(statSync(dist.node).mtimeMs / 1000);
-		const newer = execFileSync('find', ['nodes', 'credentials', '-name', '*.ts', '-newermt', `@${built}`], { cwd: REPOSITORY_ROOT, encoding: 'utf8' }).trim();
+		const newer = execFileSync('find', ['nodes', 'credentials', '-name', '*.ts', '-newermt', `@${built}`], {
+			cwd: REPOSITORY_ROOT,
+			encoding: 'utf8',
+		}).trim();
 		if (newer) log(`Note: sources changed after dist/ was built (${newer.split('\n')[0]}…); npm run build to measure them.`);
 	}
 	const copy = mkdtempSync(path.join(os.tmpdir(), 'phprank-bench-'));
@@ -137,6 +172,12 @@ export function median(values: number[]): number {
 	const sorted = [...values].sort((a, b) => a - b);
 	const middle = Math.floor(sorted.length / 2);
 	return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+/** A Markdown table: the text columns (by index) left-aligned, the figures right-aligned. */
+export function markdownTable(header: string[], rows: Array<Array<string | number>>, textColumns = [0]): string[] {
+	const line = (cells: Array<string | number>) => `| ${cells.join(' | ')} |`;
+	return [line(header), `|${header.map((_, index) => (textColumns.includes(index) ? '---' : '---:')).join('|')}|`, ...rows.map(line)];
 }
 
 /** Runs a benchmark script's main function: exit code 0 when it is done, 1 (with the error) when it throws. */

@@ -6,7 +6,7 @@
  * opened early.
  */
 import { startPhpRankServer } from '../dev/server';
-import type { RecordedRequest } from '../dev/server';
+import type { PhpRankServer, RecordedRequest } from '../dev/server';
 import { runNode } from '../dev/engine';
 
 const SCALE = 1 / 8;
@@ -14,19 +14,6 @@ const ANALYSIS_MS = 4000 * SCALE;
 const GATEWAY_TIMEOUT_MS = 60_000 * SCALE;
 const RATE_LIMIT = { maxAttempts: 60, decaySeconds: 60 * SCALE };
 const ROWS = 120;
-
-export interface SlowServerFigures {
-	workers: number;
-	failedItems: number;
-	reports: number;
-	duplicates: number;
-	proxyAnswers: number;
-	wallMs: number;
-	leastMs: number;
-	mostInFlight: number;
-	/** Requests in flight at each tenth of the run. */
-	inFlightOverTime: number[];
-}
 
 function inFlightAt(requests: RecordedRequest[], time: number): number {
 	return requests.filter((request) => request.time <= time && (request.answeredAt ?? Infinity) > time).length;
@@ -41,39 +28,55 @@ function leastMs(workers: number): number {
 	return Math.max(byWorkers, byRateLimit);
 }
 
-export async function measureSlowServer(workers: number): Promise<SlowServerFigures> {
-	const server = await startPhpRankServer({ workers, analysisMs: ANALYSIS_MS, gatewayTimeoutMs: GATEWAY_TIMEOUT_MS, rateLimit: RATE_LIMIT });
-	try {
-		const rows = Array.from({ length: ROWS }, (_, index) => ({ url: `https://shop.example.com/product-${index}` }));
-		const started = Date.now();
-		const result = await runNode({
-			parameters: { resource: 'report', operation: 'create', url: '={{ $json.url }}' },
-			items: rows,
-			credentials: { phpRankApi: { baseUrl: server.url, apiKey: server.apiKey } },
-			continueOnFail: true,
-			timeoutMs: 600_000,
-		});
-		const wallMs = Date.now() - started;
-		await server.idle();
-		const requests = server.requests;
-		const end = Math.max(...requests.map((request) => request.answeredAt ?? request.time));
-		const stored = server.reports();
-		const times = requests.flatMap((request) => [request.time, request.answeredAt ?? end]);
-		return {
-			workers,
-			failedItems: result.error ? ROWS : result.items.filter((item) => item.json.error !== undefined || item.error !== undefined).length,
-			reports: stored.length,
-			duplicates: stored.length - new Set(stored.map((report) => report.url)).size,
-			proxyAnswers: requests.filter((request) => request.status === 504).length,
-			wallMs,
-			leastMs: leastMs(workers),
-			mostInFlight: Math.max(...times.map((time) => inFlightAt(requests, time))),
-			inFlightOverTime: Array.from({ length: 10 }, (_, tenth) => inFlightAt(requests, started + ((tenth + 0.5) * wallMs) / 10)),
-		};
-	} finally {
-		await server.close();
-	}
+/**
+ * `rows` URLs through Report > Create, every setting at its default and On Error set to continue, as a
+ * spreadsheet's rows would go; what the server holds once its analyses are done.
+ */
+export async function createReports(server: PhpRankServer, rows: number, timeoutMs = 600_000) {
+	const started = Date.now();
+	const result = await runNode({
+		parameters: { resource: 'report', operation: 'create', url: '={{ $json.url }}' },
+		items: Array.from({ length: rows }, (_, index) => ({ url: `https://shop.example.com/product-${index}` })),
+		credentials: { phpRankApi: { baseUrl: server.url, apiKey: server.apiKey } },
+		continueOnFail: true,
+		timeoutMs,
+	});
+	const wallMs = Date.now() - started;
+	await server.idle();
+	const stored = server.reports();
+	return {
+		started,
+		wallMs,
+		failedItems: result.error ? rows : result.items.filter((item) => item.json.error !== undefined || item.error !== undefined).length,
+		reports: stored.length,
+		duplicates: stored.length - new Set(stored.map((report) => report.url)).size,
+	};
 }
+
+export async function measureSlowServer(workers: number) {
+	const server = await startPhpRankServer({
+		workers,
+		analysisMs: ANALYSIS_MS,
+		gatewayTimeoutMs: GATEWAY_TIMEOUT_MS,
+		rateLimit: RATE_LIMIT,
+	});
+	const { started, ...held } = await createReports(server, ROWS);
+	const requests = server.requests;
+	await server.close();
+	const end = Math.max(...requests.map((request) => request.answeredAt ?? request.time));
+	const times = requests.flatMap((request) => [request.time, request.answeredAt ?? end]);
+	return {
+		workers,
+		...held,
+		proxyAnswers: requests.filter((request) => request.status === 504).length,
+		leastMs: leastMs(workers),
+		mostInFlight: Math.max(...times.map((time) => inFlightAt(requests, time))),
+		// Requests in flight at each tenth of the run.
+		inFlightOverTime: Array.from({ length: 10 }, (_, tenth) => inFlightAt(requests, started + ((tenth + 0.5) * held.wallMs) / 10)),
+	};
+}
+
+type SlowServerFigures = Awaited<ReturnType<typeof measureSlowServer>>;
 
 export function slowServerTitle(): string {
 	return `${ROWS} rows through Report > Create, defaults everywhere, against phpRank behind a proxy (${GATEWAY_TIMEOUT_MS / 1000} s timeout), ${ANALYSIS_MS} ms an analysis, ${RATE_LIMIT.maxAttempts} requests per ${RATE_LIMIT.decaySeconds} s (phpRank's 4 s, 60 s and a minute, scaled 1/8)`;

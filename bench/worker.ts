@@ -1,12 +1,13 @@
 /**
  * One client in a process of its own, so that what one client loads and allocates never shows in
- * another's figures. The parent (bench/index.ts) runs the phpRank server, sends one run at a time
- * and counts what the server received; this process only does the job and reports its time and
- * memory.
+ * another's figures. The parent (bench/index.ts, bench/profile.ts) runs the phpRank server, sends one
+ * run at a time and counts what the server received; this process only does the job and reports its
+ * time and memory.
  *
  *   runs: a priming run (a tiny version of the job, to load every code path), then the measured
  *   run (memory: the RSS it adds on top of the primed process), then the timed runs, and for n8n
- *   clients, optionally, one run with every n8n expression evaluation counted (bench/clients/expressions.ts).
+ *   clients, optionally, one run with every n8n expression evaluation counted (bench/clients/expressions.ts)
+ *   or runs under V8's CPU profiler (bench/profile.ts).
  */
 import { writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
@@ -17,31 +18,28 @@ import type { Job, Target, VariantId } from './plan';
 
 export type Phase = 'prime' | 'memory' | 'timed' | 'expressions' | 'profile';
 
-export type Command =
-	| {
-			type: 'run';
-			job: Job;
-			target: Target;
-			phase: Phase;
-			/** For the profile phase: where to write the V8 CPU profile of the run (.cpuprofile JSON). */
-			profileFile?: string;
-	  }
-	| { type: 'exit' };
+export interface RunCommand {
+	job: Job;
+	target: Target;
+	phase: Phase;
+	/** For the profile phase: where to write the V8 CPU profile of the run (.cpuprofile JSON). */
+	profileFile?: string;
+}
 
-export type Reply =
-	| { type: 'ready' }
-	| {
-			type: 'done';
-			ms: number;
-			/** CPU time of this process (user and system) during the run. */
-			cpuMs: number;
-			output: number;
-			baseRss?: number;
-			peakRss?: number;
-			maxRss: number;
-			expressions?: ExpressionTally;
-	  }
-	| { type: 'failed'; message: string };
+export type Command = ({ type: 'run' } & RunCommand) | { type: 'exit' };
+
+export interface Done {
+	type: 'done';
+	ms: number;
+	/** CPU time of this process (user and system) during the run. */
+	cpuMs: number;
+	output: number;
+	baseRss?: number;
+	peakRss?: number;
+	expressions?: ExpressionTally;
+}
+
+export type Reply = { type: 'ready' } | Done | { type: 'failed'; message: string };
 
 const MEMORY_SAMPLE_MS = 1;
 
@@ -50,22 +48,19 @@ const PROFILE_SAMPLE_US = 500;
 
 /**
  * V8's sampling CPU profiler (the inspector's Profiler, in this process), started before the run's
- * clock and stopped after it, so that the profile holds the run and the figures leave out writing it.
+ * clock and stopped after it, so that the profile holds the run only (not the process's start-up and
+ * priming, as `node --cpu-prof` would) and the figures leave out writing it.
  */
 async function startProfiler(): Promise<(file: string) => Promise<void>> {
-	const { Session: InspectorConnection } = await import('node:inspector/promises');
-	const inspector = new InspectorConnection();
+	const { Session } = await import('node:inspector/promises');
+	const inspector = new Session();
 	inspector.connect();
 	await inspector.post('Profiler.enable');
 	await inspector.post('Profiler.setSamplingInterval', { interval: PROFILE_SAMPLE_US });
 	await inspector.post('Profiler.start');
 	return async (file) => {
-		try {
-			const { profile } = await inspector.post('Profiler.stop');
-			writeFileSync(file, JSON.stringify(profile));
-		} finally {
-			inspector.disconnect();
-		}
+		writeFileSync(file, JSON.stringify((await inspector.post('Profiler.stop')).profile));
+		inspector.disconnect();
 	};
 }
 
@@ -91,12 +86,9 @@ async function prepare(variant: VariantId, job: Job, target: Target): Promise<Ru
 			return prepareFloorNode(job, target, { padded: variant === 'floorPadded' });
 		}
 		case 'httpRequest':
-		case 'httpRequestMeta':
-		case 'httpRequestInstalled': {
-			const { installedNodesBase, prepareHttpRequest } = await import('./clients/n8n');
-			const nodesBaseDirectory = variant === 'httpRequestInstalled' ? installedNodesBase().directory : undefined;
-			if (variant === 'httpRequestInstalled' && nodesBaseDirectory === undefined) throw new Error(installedNodesBase().reason);
-			return prepareHttpRequest(job, target, { completeWhen: variant === 'httpRequestMeta' ? 'lastPage' : 'dataEmpty', nodesBaseDirectory });
+		case 'httpRequestMeta': {
+			const { prepareHttpRequest } = await import('./clients/n8n');
+			return prepareHttpRequest(job, target, variant === 'httpRequestMeta' ? 'lastPage' : 'dataEmpty');
 		}
 	}
 }
@@ -105,42 +97,32 @@ const collectGarbage = (): void => (global as { gc?: () => void }).gc?.();
 
 let baseRss: number | undefined;
 
-async function execute(variant: VariantId, command: Extract<Command, { type: 'run' }>): Promise<Reply> {
+async function execute(variant: VariantId, command: RunCommand): Promise<Done> {
 	const run = await prepare(variant, command.job, command.target);
 	const tally = command.phase === 'expressions' ? (await import('./clients/expressions')).tallyExpressions : undefined;
 	// Every run starts from a collected heap: no run pays for the garbage of the one before.
 	collectGarbage();
 	let peakRss = 0;
-	const sampler =
-		command.phase === 'memory'
-			? setInterval(() => {
-					peakRss = Math.max(peakRss, process.memoryUsage.rss());
-				}, MEMORY_SAMPLE_MS)
-			: undefined;
+	const sampleRss = () => (peakRss = Math.max(peakRss, process.memoryUsage.rss()));
+	const sampler = command.phase === 'memory' ? setInterval(sampleRss, MEMORY_SAMPLE_MS) : undefined;
 	let expressions: ExpressionTally | undefined;
 	const stopProfiler = command.phase === 'profile' ? await startProfiler() : undefined;
 	const cpu = process.cpuUsage();
 	const started = performance.now();
 	let output: number;
-	try {
-		if (tally) ({ result: output, tally: expressions } = await tally(run));
-		else output = await run();
-	} catch (error) {
-		await stopProfiler?.(command.profileFile!);
-		throw error;
-	}
+	if (tally) ({ result: output, tally: expressions } = await tally(run));
+	else output = await run();
 	const ms = performance.now() - started;
 	const { user, system } = process.cpuUsage(cpu);
 	await stopProfiler?.(command.profileFile!);
-	if (sampler) clearInterval(sampler);
-	peakRss = Math.max(peakRss, process.memoryUsage.rss());
-	const reply: Reply = { type: 'done', ms, cpuMs: (user + system) / 1000, output, maxRss: process.resourceUsage().maxRSS * 1024, expressions };
+	clearInterval(sampler);
+	sampleRss();
+	const reply: Done = { type: 'done', ms, cpuMs: (user + system) / 1000, output, expressions };
 	if (command.phase === 'prime') {
 		collectGarbage();
 		baseRss = process.memoryUsage.rss();
 	}
-	if (command.phase === 'memory') Object.assign(reply, { baseRss, peakRss });
-	return reply;
+	return command.phase === 'memory' ? { ...reply, baseRss, peakRss } : reply;
 }
 
 function main(): void {
@@ -156,7 +138,10 @@ function main(): void {
 			try {
 				send(await execute(variant, command));
 			} catch (error) {
-				send({ type: 'failed', message: error instanceof Error ? `${error.message}${error.stack ? `\n${error.stack}` : ''}` : String(error) });
+				send({
+					type: 'failed',
+					message: error instanceof Error ? `${error.message}${error.stack ? `\n${error.stack}` : ''}` : String(error),
+				});
 			}
 		});
 	});

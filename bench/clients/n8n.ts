@@ -3,7 +3,6 @@
  * Manual Trigger with the input items pinned on it. The phpRank node is the built one from `dist/`,
  * as an n8n instance loads it; the HTTP Request node comes from n8n-nodes-base.
  */
-import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 import type { ICredentialType, INode, INodeParameters, INodeProperties, INodeType, IVersionedNodeType } from 'n8n-workflow';
@@ -13,21 +12,7 @@ import { runNode, runWorkflow, TRIGGER_NODE_NAME } from '../../dev/engine';
 import type { RunNodeOptions, WorkflowFixture } from '../../dev/engine';
 import { FLOOR_NODE_TYPE, hiddenProperties, PhpRankFloor } from '../floor/PhpRankFloor';
 import type { Job, Target } from '../plan';
-import { inputItems, LARGEST_PAGE_SIZE } from '../plan';
-
-export const REPOSITORY_ROOT = path.resolve(__dirname, '..', '..');
-
-/**
- * The built package: `dist/`, or the copy of it the benchmark took when it started (BENCH_DIST),
- * so that a rebuild in the working tree during a run cannot change or remove what is measured.
- */
-export function builtPackage(directory = process.env.BENCH_DIST ?? path.join(REPOSITORY_ROOT, 'dist')) {
-	return {
-		directory,
-		node: path.join(directory, 'nodes', 'PhpRank', 'PhpRank.node.js'),
-		credentials: path.join(directory, 'credentials', 'PhpRankApi.credentials.js'),
-	};
-}
+import { builtPackage, inputItems, LARGEST_PAGE_SIZE } from '../plan';
 
 const RUN_TIMEOUT_MS = 600_000;
 
@@ -71,16 +56,22 @@ function withProperties(nodeType: INodeType, properties: INodeProperties[]): INo
 	return Object.assign(Object.create(nodeType) as INodeType, { description: { ...nodeType.description, properties } });
 }
 
-/** Runs one node in n8n's engine and counts its output items; a failed run or item fails the benchmark. */
-async function outputCount(options: RunNodeOptions): Promise<number> {
-	const result = await runNode({ ...options, timeoutMs: RUN_TIMEOUT_MS });
-	if (result.error) throw result.error;
-	const failed = result.items.filter((item) => item.error).length;
-	if (failed > 0) throw new Error(`${failed} items failed`);
-	return result.items.length;
+/** One node run in n8n's engine with the phpRank credential, counting its output items; a failed run or item fails the benchmark. */
+function nodeRun(target: Target, options: RunNodeOptions): Run {
+	return async () => {
+		const result = await runNode({
+			...options,
+			credentials: { phpRankApi: { baseUrl: target.url, apiKey: target.apiKey } },
+			timeoutMs: RUN_TIMEOUT_MS,
+		});
+		if (result.error) throw result.error;
+		const failed = result.items.filter((item) => item.error).length;
+		if (failed > 0) throw new Error(`${failed} items failed`);
+		return result.items.length;
+	};
 }
 
-export interface PhpRankNodeOptions {
+interface PhpRankNodeOptions {
 	/** Loads the node's modules anew, so that it sends its lone first request. */
 	freshRateLimitState: boolean;
 	/**
@@ -91,19 +82,20 @@ export interface PhpRankNodeOptions {
 	shownPropertiesOnly?: boolean;
 }
 
-export function preparePhpRankNode(job: Job, target: Target, { freshRateLimitState, shownPropertiesOnly = false }: PhpRankNodeOptions): Run {
+export function preparePhpRankNode(
+	job: Job,
+	target: Target,
+	{ freshRateLimitState, shownPropertiesOnly = false }: PhpRankNodeOptions,
+): Run {
 	const built = loadBuiltNode(freshRateLimitState);
 	const parameters = phpRankParameters(job);
 	const node = shownPropertiesOnly ? withProperties(built.node, shownProperties(built.node, parameters)) : built.node;
-	const items = inputItems(job);
-	return async () =>
-		await outputCount({
-			parameters,
-			items,
-			credentials: { phpRankApi: { baseUrl: target.url, apiKey: target.apiKey } },
-			nodeTypes: { 'n8n-nodes-phprank.phpRank': node },
-			credentialTypes: [built.credentials],
-		});
+	return nodeRun(target, {
+		parameters,
+		items: inputItems(job),
+		nodeTypes: { 'n8n-nodes-phprank.phpRank': node },
+		credentialTypes: [built.credentials],
+	});
 }
 
 /**
@@ -117,49 +109,27 @@ export function prepareFloorNode(job: Job, target: Target, { padded = false } = 
 	const { node: phpRank, credentials } = loadBuiltNode(false);
 	const parameters: INodeParameters =
 		job.kind === 'create' ? { operation: 'create', url: '={{ $json.url }}' } : { operation: 'get', reportId: '={{ $json.id }}' };
-	const items = inputItems(job);
 	const floor = new PhpRankFloor();
 	const hiddenCount = (nodeType: INodeType, values: INodeParameters) =>
 		nodeType.description.properties.length - shownProperties(nodeType, values).length;
 	const extra = padded ? hiddenCount(phpRank, phpRankParameters(job)) - hiddenCount(floor, parameters) : 0;
 	const nodeType = extra > 0 ? withProperties(floor, [...floor.description.properties, ...hiddenProperties(extra)]) : floor;
-	return async () =>
-		await outputCount({
-			type: FLOOR_NODE_TYPE,
-			parameters,
-			items,
-			credentials: { phpRankApi: { baseUrl: target.url, apiKey: target.apiKey } },
-			nodeTypes: { [FLOOR_NODE_TYPE]: nodeType },
-			credentialTypes: [credentials],
-		});
+	return nodeRun(target, {
+		type: FLOOR_NODE_TYPE,
+		parameters,
+		items: inputItems(job),
+		nodeTypes: { [FLOOR_NODE_TYPE]: nodeType },
+		credentialTypes: [credentials],
+	});
 }
 
 /** How the user tells the HTTP Request node's pagination that it is done. */
-export type CompleteWhen = 'dataEmpty' | 'lastPage';
+type CompleteWhen = 'dataEmpty' | 'lastPage';
 
 const COMPLETE_EXPRESSIONS: Record<CompleteWhen, string> = {
 	dataEmpty: '={{ $response.body.data.length === 0 }}',
 	lastPage: '={{ $response.body.meta.current_page >= $response.body.meta.last_page }}',
 };
-
-/** Where an n8n installation keeps n8n-nodes-base, if one is set up under `.n8n-e2e/`. */
-export function installedNodesBase(): { directory?: string; reason: string } {
-	const directory = path.join(REPOSITORY_ROOT, '.n8n-e2e', 'node_modules', 'n8n-nodes-base');
-	const manifest = path.join(directory, 'package.json');
-	if (!existsSync(manifest)) return { reason: `no n8n installation found (${path.relative(REPOSITORY_ROOT, manifest)} is missing)` };
-	const { version } = JSON.parse(readFileSync(manifest, 'utf8')) as { version: string };
-	return { directory, reason: `n8n-nodes-base@${version} from the n8n installation under .n8n-e2e/` };
-}
-
-function loadHttpRequest(nodesBaseDirectory: string): IVersionedNodeType {
-	const file = path.join(nodesBaseDirectory, 'dist', 'nodes', 'HttpRequest', 'HttpRequest.node.js');
-	const { HttpRequest } = require(file) as { HttpRequest: new () => IVersionedNodeType };
-	return new HttpRequest();
-}
-
-const HTTP_NODE = 'HTTP Request';
-const SPLIT_NODE = 'Split Out';
-const LIMIT_NODE = 'Limit';
 
 /**
  * The HTTP Request node set up as n8n's documentation shows: generic Header Auth credential
@@ -167,7 +137,7 @@ const LIMIT_NODE = 'Limit';
  * in Each Request" with page = {{ $pageCount + 1 }} and pages of 100; a Split Out node turns each
  * page into one item per record, and for a limit, Max Pages plus a Limit node keep that many.
  */
-function httpRequestWorkflow(job: Job, target: Target, version: number, completeWhen: CompleteWhen): WorkflowFixture {
+function httpRequestWorkflow(job: Job, target: Target, completeWhen: CompleteWhen): WorkflowFixture {
 	const common: INodeParameters = {
 		authentication: 'genericCredentialType',
 		genericAuthType: 'httpHeaderAuth',
@@ -196,8 +166,8 @@ function httpRequestWorkflow(job: Job, target: Target, version: number, complete
 				},
 			},
 		};
-		after.push(node(SPLIT_NODE, 'n8n-nodes-base.splitOut', 1, { fieldToSplitOut: 'data' }));
-		if (job.limit !== undefined) after.push(node(LIMIT_NODE, 'n8n-nodes-base.limit', 1, { maxItems: job.limit }));
+		after.push(node('Split Out', 'n8n-nodes-base.splitOut', { fieldToSplitOut: 'data' }));
+		if (job.limit !== undefined) after.push(node('Limit', 'n8n-nodes-base.limit', { maxItems: job.limit }));
 	} else if (job.kind === 'create') {
 		parameters = {
 			method: 'POST',
@@ -216,8 +186,14 @@ function httpRequestWorkflow(job: Job, target: Target, version: number, complete
 	} else {
 		parameters = { method: 'GET', url: `=${target.url}/api/v1/reports/{{ $json.id }}`, ...common, options: {} };
 	}
-	const http = { ...node(HTTP_NODE, 'n8n-nodes-base.httpRequest', version, parameters), credentials: { httpHeaderAuth: { id: '1', name: 'phpRank key' } } };
-	const chain = [node(TRIGGER_NODE_NAME, 'n8n-nodes-base.manualTrigger', 1, {}), http, ...after];
+	// The version a user gets when adding the node today.
+	const { HttpRequest } = require('n8n-nodes-base/dist/nodes/HttpRequest/HttpRequest.node.js') as {
+		HttpRequest: new () => IVersionedNodeType;
+	};
+	const typeVersion = new HttpRequest().description.defaultVersion ?? 1;
+	const credentials = { httpHeaderAuth: { id: '1', name: 'phpRank key' } };
+	const http = { ...node('HTTP Request', 'n8n-nodes-base.httpRequest', parameters), typeVersion, credentials };
+	const chain = [node(TRIGGER_NODE_NAME, 'n8n-nodes-base.manualTrigger', {}), http, ...after];
 	const connections: WorkflowFixture['connections'] = {};
 	for (let index = 0; index < chain.length - 1; index++) {
 		connections[chain[index].name] = { main: [[{ node: chain[index + 1].name, type: 'main', index: 0 }]] };
@@ -225,25 +201,16 @@ function httpRequestWorkflow(job: Job, target: Target, version: number, complete
 	return { nodes: chain, connections, pinData: { [TRIGGER_NODE_NAME]: inputItems(job) } };
 }
 
-function node(name: string, type: string, typeVersion: number, parameters: INodeParameters): INode {
-	return { id: `bench-${name.replace(/\W/g, '-').toLowerCase()}`, name, type, typeVersion, position: [0, 0], parameters };
+function node(name: string, type: string, parameters: INodeParameters): INode {
+	return { id: `bench-${name.replace(/\W/g, '-').toLowerCase()}`, name, type, typeVersion: 1, position: [0, 0], parameters };
 }
 
-export function prepareHttpRequest(
-	job: Job,
-	target: Target,
-	options: { completeWhen: CompleteWhen; nodesBaseDirectory?: string },
-): Run {
-	const installed = options.nodesBaseDirectory ? loadHttpRequest(options.nodesBaseDirectory) : undefined;
-	const reference = installed ?? loadHttpRequest(path.dirname(require.resolve('n8n-nodes-base/package.json')));
-	// The version a user gets when adding the node today.
-	const version = reference.description.defaultVersion ?? 1;
-	const workflow = httpRequestWorkflow(job, target, version, options.completeWhen);
+export function prepareHttpRequest(job: Job, target: Target, completeWhen: CompleteWhen): Run {
+	const workflow = httpRequestWorkflow(job, target, completeWhen);
 	const lastNode = workflow.nodes[workflow.nodes.length - 1].name;
 	return async () => {
 		const result = await runWorkflow(workflow, {
 			credentials: { httpHeaderAuth: { name: 'Authorization', value: `Bearer ${target.apiKey}` } },
-			...(installed ? { nodeTypes: { 'n8n-nodes-base.httpRequest': installed } } : {}),
 			timeoutMs: RUN_TIMEOUT_MS,
 		});
 		if (result.error) throw result.error;

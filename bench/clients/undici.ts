@@ -19,15 +19,12 @@ interface Page {
 // One dispatcher per process, as n8n keeps one HTTP agent for all executions.
 const dispatcher = new Agent();
 
-function headers(target: Target): Record<string, string> {
-	return { authorization: `Bearer ${target.apiKey}`, accept: 'application/json' };
-}
-
 async function call(target: Target, path: string, init: { method?: 'GET' | 'POST'; body?: string } = {}): Promise<Json> {
+	const headers = { authorization: `Bearer ${target.apiKey}`, accept: 'application/json' };
 	const { statusCode, body } = await request(`${target.url}/api/v1${path}`, {
 		dispatcher,
 		method: init.method ?? 'GET',
-		headers: init.body === undefined ? headers(target) : { ...headers(target), 'content-type': 'application/x-www-form-urlencoded' },
+		headers: init.body === undefined ? headers : { ...headers, 'content-type': 'application/x-www-form-urlencoded' },
 		body: init.body,
 	});
 	const json = (await body.json()) as Json;
@@ -45,10 +42,11 @@ async function page(target: Target, resource: string, window: PageWindow): Promi
 }
 
 /** Pages of one size until the limit is in hand or the list ends. */
-async function pagesOfOneSize(target: Target, resource: string, perPage: number, limit: number): Promise<Json[]> {
+async function pagesOfOneSize(target: Target, job: Extract<Job, { kind: 'list' }>, perPage: number): Promise<Json[]> {
+	const limit = job.limit ?? Infinity;
 	const records: Json[] = [];
 	for (let number = 1; records.length < limit; number++) {
-		const body = await page(target, resource, { perPage, page: number });
+		const body = await page(target, job.resource, { perPage, page: number });
 		records.push(...body.data);
 		if (body.meta.current_page >= body.meta.last_page) break;
 	}
@@ -73,9 +71,9 @@ export async function runUndici(job: Job, target: Target, options: { fewestRecor
 		case 'list': {
 			const shape = job.resource === 'reports' ? withGrade : (record: Json) => record;
 			let records: Json[];
-			if (job.limit === undefined) records = await pagesOfOneSize(target, job.resource, LARGEST_PAGE_SIZE, Infinity);
+			if (job.limit === undefined) records = await pagesOfOneSize(target, job, LARGEST_PAGE_SIZE);
 			else if (options.fewestRecords) records = await fewestRecords(target, job.resource, job.limit);
-			else records = await pagesOfOneSize(target, job.resource, smallestPageSizeHolding(job.limit), job.limit);
+			else records = await pagesOfOneSize(target, job, smallestPageSizeHolding(job.limit));
 			return records.map(shape).length;
 		}
 		case 'create': {
