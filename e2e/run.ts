@@ -1,15 +1,11 @@
 /**
- * `npm run test:e2e`: the package in real n8n, end to end, on every n8n release the README promises.
+ * `npm run test:e2e`: the package in real n8n, end to end, on every n8n release the README promises (CONTRIBUTING.md,
+ * "End-to-end suite", lists what is checked):
  *
- * 1. each n8n (pinned, see lib/n8nVersions.ts) and its Node.js from the npm registry, cached in .n8n-e2e/; the
+ * 1. each n8n (pinned in dev/n8n/n8nVersions.ts) and its Node.js from the npm registry, cached in .n8n-e2e/; the
  *    later ones install in the background while the first is checked;
  * 2. the package built and packed once; the examples checked for structure;
- * 3. on each n8n (legs/singleInstance.ts): the tarball installed into a fresh user folder's .n8n/nodes as n8n
- *    installs community packages, the credential and every example imported with n8n's command line, the examples
- *    that need nothing else executed with `n8n execute` and their output checked; `n8n start`: owner set up, node,
- *    tool, trigger and credential types registered, the credential test through the REST API; what dev/engine
- *    rebuilds of n8n's server (credential test, tool variant, list search, dropdown) next to n8n's answers; the
- *    editor in headless Chromium: the node from the node panel, its dropdowns, the credential dialog;
+ * 3. on each n8n, the package in one n8n process (legs/singleInstance.ts): n8n's command line, REST API and editor;
  * 4. queue mode on the newest n8n (legs/queueMode.ts): Redis and Postgres, a main process and two workers.
  *
  * Prints one line per check and ends with "N passed, M failed"; exits non-zero when anything failed.
@@ -20,13 +16,12 @@ import os from 'node:os';
 import path from 'node:path';
 
 import { proveQueueMode } from './legs/queueMode';
-import { proveSingleInstance } from './legs/singleInstance';
+import { DEMO_REFERENCE, proveSingleInstance } from './legs/singleInstance';
 import { assert, assertEqual, Checks, StepFailed } from './lib/checks';
 import { buildAndPack } from '../dev/n8n/communityPackage';
-import { DEMO_CREDENTIAL, loadExamples, PACKAGE_NODE_PREFIX, type Example } from '../dev/n8n/examples';
-import { N8nApiError } from '../dev/n8n/n8n';
-import { CACHE_DIR, ensureN8n, installDir, type N8nInstallation } from '../dev/n8n/n8nInstall';
-import { majorOf, N8N_RUNTIMES, nodeLabel, type N8nRuntime } from '../dev/n8n/n8nVersions';
+import { loadExamples, PACKAGE_NODE_PREFIX, type Example } from '../dev/n8n/examples';
+import { CACHE_DIR, ensureN8n, installDir } from '../dev/n8n/n8nInstall';
+import { majorOf, N8N_RUNTIMES, nodeLabel } from '../dev/n8n/n8nVersions';
 import { installCleanup, stopAll } from '../dev/n8n/processes';
 import { ARTIFACTS_DIR, errorMessage, LOGS_DIR, REPOSITORY_ROOT, seconds } from '../dev/n8n/util';
 
@@ -63,28 +58,21 @@ function checkExampleStructure(example: Example): string {
 	);
 	const phpRankNodes = workflow.nodes.filter((node) => node.type.startsWith(PACKAGE_NODE_PREFIX));
 	assert(phpRankNodes.length > 0, 'no phpRank node');
-	for (const node of phpRankNodes) {
-		assertEqual(node.credentials?.phpRankApi, { id: DEMO_CREDENTIAL.id, name: DEMO_CREDENTIAL.name }, `credential of "${node.name}"`);
-	}
+	for (const node of phpRankNodes) assertEqual(node.credentials?.phpRankApi, DEMO_REFERENCE.phpRankApi, `credential of "${node.name}"`);
 	return `${workflow.nodes.length} nodes, ${phpRankNodes.length} phpRank, ${example.offline ? 'runs offline' : 'needs accounts elsewhere'}`;
 }
 
-interface Installing {
-	runtime: N8nRuntime;
-	installation: Promise<N8nInstallation>;
-	/** What the installer said, shown when the leg that needs it starts. */
-	said: string[];
-}
-
-/** Starts installing every n8n at once: the first one's progress is shown as it comes, the others' once needed. */
-function installAll(checks: Checks): Installing[] {
+/**
+ * Starts installing every n8n at once: the first one's progress is shown as it comes, the others' (`said`) once
+ * needed. The versions installed now rather than reused go into `fresh`.
+ */
+function installAll(checks: Checks, fresh: string[]) {
 	const needed = N8N_RUNTIMES.filter((runtime, index) => wanted(String(majorOf(runtime.n8nVersion))) || (index === 0 && wanted('queue')));
 	return needed.map((runtime, index) => {
 		const said: string[] = [];
-		const log = index === 0 ? (text: string) => checks.info(text) : (text: string) => said.push(text);
-		const installation = ensureN8n({ runtime, log });
-		// Awaited later; a failure is reported then.
-		installation.catch(() => undefined);
+		const installation = ensureN8n({ runtime, log: (text) => (index === 0 ? checks.info(text) : said.push(text)) });
+		// Awaited later, where a failure is reported.
+		installation.then((result) => result.cached || fresh.push(result.n8nVersion)).catch(() => undefined);
 		return { runtime, installation, said };
 	});
 }
@@ -93,32 +81,29 @@ async function main(): Promise<number> {
 	const checks = new Checks();
 	const startedAt = Date.now();
 	const work = mkdtempSync(path.join(os.tmpdir(), 'phprank-e2e-'));
-	const installed: N8nInstallation[] = [];
+	const fresh: string[] = [];
 	const legs: Array<{ name: string; passed: number; failed: number }> = [];
 
-	const cleanup = async () => {
-		await stopAll();
-	};
-	installCleanup(cleanup);
+	installCleanup();
 	const watchdog = setTimeout(() => {
 		checks.prefix = '';
 		checks.fail('suite', `did not finish within ${seconds(SUITE_TIMEOUT_MS)} (E2E_TIMEOUT_MINUTES)`);
 		console.log(`\n${checks.summary()}`);
-		void cleanup().finally(() => process.exit(1));
+		void stopAll().finally(() => process.exit(1));
 	}, SUITE_TIMEOUT_MS);
 
 	cleanArtifacts();
 	const versions = N8N_RUNTIMES.map((runtime) => `n8n ${runtime.n8nVersion} (${nodeLabel(runtime)})`).join(' and ');
 	console.log(`End-to-end: n8n-nodes-phprank in ${versions}, and in queue mode (logs in ${path.relative(REPOSITORY_ROOT, LOGS_DIR)})`);
 
-	const installs = installAll(checks);
+	const installs = installAll(checks, fresh);
 	const leg = async (name: string, body: () => Promise<void>) => {
 		const before = { passed: checks.passed, failed: checks.failed };
 		checks.prefix = `[${name}] `;
 		try {
 			await body();
 		} catch (error) {
-			if (!(error instanceof StepFailed)) checks.fail('leg', error instanceof N8nApiError ? error.message : errorMessage(error));
+			if (!(error instanceof StepFailed)) checks.fail('leg', errorMessage(error));
 		} finally {
 			checks.prefix = '';
 			legs.push({ name, passed: checks.passed - before.passed, failed: checks.failed - before.failed });
@@ -134,9 +119,7 @@ async function main(): Promise<number> {
 		);
 		const examples = loadExamples();
 		for (const example of examples) await checks.check(`examples/${example.file}: well formed, explained by a sticky note, uses the demo credential`, () => checkExampleStructure(example));
-		for (const example of examples.filter((candidate) => !candidate.offline)) {
-			checks.info(`not executed here: ${example.file}, ${example.onlineBecause}`);
-		}
+		for (const example of examples.filter((candidate) => !candidate.offline)) checks.info(`not executed here: ${example.file}, ${example.onlineBecause}`);
 
 		for (const { runtime, installation, said } of installs) {
 			if (!wanted(String(majorOf(runtime.n8nVersion)))) continue;
@@ -153,17 +136,9 @@ async function main(): Promise<number> {
 					},
 					(result) => `${result.cached ? 'reused' : 'installed now'}: n8n ${result.n8nVersion}, Node.js ${result.nodeVersion}`,
 				);
-				installed.push(install);
-				const legWork = path.join(work, runtime.n8nVersion);
-				await proveSingleInstance({
-					checks,
-					install,
-					packed,
-					examples,
-					work: legWork,
-					logPrefix: runtime.n8nVersion,
-					screenshotsDir: path.join(ARTIFACTS_DIR, runtime.n8nVersion),
-				});
+				const version = runtime.n8nVersion;
+				const screenshotsDir = path.join(ARTIFACTS_DIR, version);
+				await proveSingleInstance({ checks, install, packed, examples, work: path.join(work, version), logs: version, screenshotsDir });
 			});
 		}
 
@@ -171,22 +146,19 @@ async function main(): Promise<number> {
 			const { runtime, installation } = installs[0];
 			checks.section(`Queue mode on n8n ${runtime.n8nVersion}: Redis, Postgres, a main process and two workers`);
 			await leg(`queue mode, n8n ${runtime.n8nVersion}`, async () => {
-				const install = await installation;
-				if (!installed.includes(install)) installed.push(install);
-				await proveQueueMode({ checks, install, packed, examples, work: path.join(work, 'queue'), logPrefix: 'queue-mode' });
+				await proveQueueMode({ checks, install: await installation, packed, examples, work: path.join(work, 'queue'), logs: 'queue-mode' });
 			});
 		}
 	} catch (error) {
-		if (!(error instanceof StepFailed)) checks.fail('suite', error instanceof N8nApiError ? error.message : errorMessage(error));
+		if (!(error instanceof StepFailed)) checks.fail('suite', errorMessage(error));
 	} finally {
 		clearTimeout(watchdog);
-		await cleanup();
-		if (checks.failed > 0) console.log(`\nKept ${work} (n8n's user folders, imports) for a look; logs are in ${path.relative(REPOSITORY_ROOT, LOGS_DIR)}.`);
+		await stopAll();
+		if (checks.failed > 0) console.log(`\nKept ${work} (n8n's user folders) for a look; logs are in ${path.relative(REPOSITORY_ROOT, LOGS_DIR)}.`);
 		else rmSync(work, { recursive: true, force: true });
 	}
 
 	const cache = path.relative(REPOSITORY_ROOT, CACHE_DIR) || CACHE_DIR;
-	const fresh = installed.filter((install) => !install.cached).map((install) => install.n8nVersion);
 	console.log(`\nTook ${seconds(Date.now() - startedAt)} (${fresh.length ? `installed n8n ${fresh.join(' and ')} into ${cache}` : `n8n reused from ${cache}`}).`);
 	for (const entry of legs) console.log(`  ${entry.name}: ${entry.passed} passed, ${entry.failed} failed`);
 	console.log(checks.summary());

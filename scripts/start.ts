@@ -17,8 +17,8 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 
 import { buildAndPack, installIntoUserFolder } from '../dev/n8n/communityPackage';
-import { DEMO_CREDENTIAL, loadExamples, writeCredentialFile, writeImportFolder } from '../dev/n8n/examples';
-import { n8nCli, n8nEnv, N8nRest, startN8n, type Owner, type RunningN8n } from '../dev/n8n/n8n';
+import { DEMO_CREDENTIAL, demoCredential, loadExamples } from '../dev/n8n/examples';
+import { N8n, N8nRest, type Owner, type RunningN8n } from '../dev/n8n/n8n';
 import { CACHE_DIR, ensureN8n, installDir } from '../dev/n8n/n8nInstall';
 import { DEFAULT_RUNTIME } from '../dev/n8n/n8nVersions';
 import { installCleanup, stopAll } from '../dev/n8n/processes';
@@ -96,29 +96,26 @@ async function main(): Promise<void> {
 		server = await startPhpRankServer({ host: '127.0.0.1', port: 0, seedReports: SEEDED_REPORTS });
 		say(`  ${server.url} with ${SEEDED_REPORTS} sample reports`);
 
-		const cliEnv = n8nEnv(install, { userFolder: HOME, brokerPort: await freePort() });
+		const n8nSetup = new N8n(install, { userFolder: HOME, logs: 'start-' });
 		step(`credential "${DEMO_CREDENTIAL.name}" for it`);
-		const credentialFile = writeCredentialFile(path.join(work, 'credentials.json'), { baseUrl: server.url, apiKey: server.apiKey });
-		await n8nCli(install, cliEnv, ['import:credentials', `--input=${credentialFile}`], { logName: 'start-import' });
+		await n8nSetup.import('credentials', [demoCredential(server)]);
 
 		const examples = loadExamples();
-		const listed = (await n8nCli(install, cliEnv, ['list:workflow'], { logName: 'start-import' })).stdout.split('\n');
+		const listed = (await n8nSetup.cli(['list:workflow'])).stdout().split('\n');
 		const missing = examples.filter((example) => !listed.some((line) => line.startsWith(`${example.id}|`)));
 		step(`example workflows: ${missing.length ? `importing ${missing.length}` : 'already imported'}`);
 		if (missing.length) {
-			const importDir = writeImportFolder(missing, path.join(work, 'examples'));
-			await n8nCli(install, cliEnv, ['import:workflow', '--separate', `--input=${importDir}`], { logName: 'start-import' });
+			await n8nSetup.import('workflow', missing.map((example) => example.workflow));
 			for (const example of missing) say(`  ${example.workflow.name} (examples/${example.file})`);
 		}
 
 		step('starting n8n');
-		const env = n8nEnv(install, { userFolder: HOME, brokerPort: await freePort(), port });
-		n8n = await startN8n(install, env, { port, logName: 'start-n8n' });
+		n8n = await n8nSetup.start(port);
 		const rest = new N8nRest(n8n.url);
 		let owner = readOwner();
 		if (await rest.needsOwnerSetup()) {
 			owner = DEFAULT_OWNER;
-			await rest.setupOwner(owner);
+			await rest.call('POST', '/rest/owner/setup', owner);
 			writeFileSync(OWNER_FILE, `${JSON.stringify(owner, null, 2)}\n`, { mode: 0o600 });
 		}
 
@@ -134,9 +131,9 @@ async function main(): Promise<void> {
 		say();
 		say('Press Ctrl+C to stop.');
 
-		const code = await n8n.process.exited;
+		const code = await n8n.exited;
 		if (stopping) return;
-		throw new Error(`n8n stopped (exit code ${code}); see .artifacts/e2e/logs/start-n8n.log`);
+		throw new Error(`n8n stopped (exit code ${code}); see .artifacts/e2e/logs/start-n8n-start.log`);
 	} catch (error) {
 		if (stopping) return;
 		console.error(`\nnpm start failed: ${errorMessage(error)}`);

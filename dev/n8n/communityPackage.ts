@@ -5,26 +5,13 @@
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
-import { cleanNpmEnv } from './n8nInstall';
-import { runProcess } from './processes';
+import { runNpm } from './n8nInstall';
 import { LOGS_DIR, REPOSITORY_ROOT } from './util';
 
-const LOG_FILE = path.join(LOGS_DIR, 'package.log');
+const logFile = path.join(LOGS_DIR, 'package.log');
 
-interface PackageJson {
-	name: string;
-	version: string;
-	n8n?: { nodes?: string[]; credentials?: string[] };
-}
-
-export function packageJson(): PackageJson {
-	return JSON.parse(readFileSync(path.join(REPOSITORY_ROOT, 'package.json'), 'utf8')) as PackageJson;
-}
-
-/** The files n8n loads: every node and credential package.json lists. */
-function declaredFiles(manifest: PackageJson): string[] {
-	return [...(manifest.n8n?.nodes ?? []), ...(manifest.n8n?.credentials ?? [])];
-}
+const readPackageJson = (file: string) =>
+	JSON.parse(readFileSync(file, 'utf8')) as { version: string; n8n?: { nodes?: string[]; credentials?: string[] } };
 
 export interface PackedPackage {
 	tarball: string;
@@ -33,48 +20,23 @@ export interface PackedPackage {
 	files: string[];
 }
 
-async function packOnce(outDir: string): Promise<PackedPackage> {
-	await runProcess('npm run build', 'npm', ['run', 'build'], {
-		cwd: REPOSITORY_ROOT,
-		env: cleanNpmEnv(),
-		logFile: LOG_FILE,
-		timeoutMs: 300_000,
-	});
-	const { stdout } = await runProcess('npm pack', 'npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', outDir], {
-		cwd: REPOSITORY_ROOT,
-		env: cleanNpmEnv(),
-		logFile: LOG_FILE,
-		timeoutMs: 120_000,
-	});
-	const [report] = JSON.parse(stdout.slice(stdout.indexOf('['))) as Array<{ filename: string; name: string; version: string; files: Array<{ path: string }> }>;
-	const packed = {
-		tarball: path.join(outDir, report.filename),
-		name: report.name,
-		version: report.version,
-		files: report.files.map((file) => file.path),
-	};
-	const missing = declaredFiles(packageJson()).filter((file) => !packed.files.includes(file));
-	if (missing.length) throw new Error(`the tarball lacks files package.json declares: ${missing.join(', ')}`);
-	return packed;
-}
-
 /**
- * `npm run build && npm pack`. The tarball must hold every file package.json declares to n8n; if it does not
- * (a concurrent build emptied dist/ in between), it is built and packed once more.
+ * `npm run build && npm pack`. The tarball must hold every node and credential file package.json declares to
+ * n8n; if it does not (a concurrent build emptied dist/ in between), it is built and packed once more.
  */
 export async function buildAndPack(outDir: string): Promise<PackedPackage> {
 	mkdirSync(outDir, { recursive: true });
-	try {
-		return await packOnce(outDir);
-	} catch (error) {
-		if (!(error instanceof Error) || !error.message.startsWith('the tarball lacks')) throw error;
-		return await packOnce(outDir);
+	const { n8n } = readPackageJson(path.join(REPOSITORY_ROOT, 'package.json'));
+	for (let attempt = 1; ; attempt++) {
+		await runNpm(['run', 'build'], { cwd: REPOSITORY_ROOT, logFile, timeoutMs: 300_000 });
+		const stdout = await runNpm(['pack', '--json', '--ignore-scripts', '--pack-destination', outDir], { cwd: REPOSITORY_ROOT, logFile, timeoutMs: 120_000 });
+		type PackReport = { filename: string; name: string; version: string; files: Array<{ path: string }> };
+		const [report] = JSON.parse(stdout.slice(stdout.indexOf('['))) as PackReport[];
+		const files = report.files.map((file) => file.path);
+		const missing = [...(n8n?.nodes ?? []), ...(n8n?.credentials ?? [])].filter((file) => !files.includes(file));
+		if (!missing.length) return { tarball: path.join(outDir, report.filename), name: report.name, version: report.version, files };
+		if (attempt === 2) throw new Error(`the tarball lacks files package.json declares: ${missing.join(', ')}`);
 	}
-}
-
-/** `<userFolder>/.n8n/nodes`, where n8n installs community packages and loads them from. */
-export function communityNodesDir(userFolder: string): string {
-	return path.join(userFolder, '.n8n', 'nodes');
 }
 
 /**
@@ -82,33 +44,18 @@ export function communityNodesDir(userFolder: string): string {
  * dependencies left out (n8n provides n8n-workflow to the packages it loads).
  */
 export async function installIntoUserFolder(userFolder: string, packed: PackedPackage): Promise<string> {
-	const nodesDir = communityNodesDir(userFolder);
+	const nodesDir = path.join(userFolder, '.n8n', 'nodes');
 	mkdirSync(nodesDir, { recursive: true });
 	const manifest = path.join(nodesDir, 'package.json');
 	// The package.json n8n itself writes there before its first install.
 	if (!existsSync(manifest)) writeFileSync(manifest, `${JSON.stringify({ name: 'installed-nodes', private: true, dependencies: {} }, null, 2)}\n`);
 	const tarball = path.join(nodesDir, path.basename(packed.tarball));
 	copyFileSync(packed.tarball, tarball);
+	const installed = path.join(nodesDir, 'node_modules', packed.name);
 	// A previous install of the same version would count as up to date although the code changed.
-	rmSync(path.join(nodesDir, 'node_modules', packed.name), { recursive: true, force: true });
-	await runProcess('npm install (community package)', 'npm', [
-		'install',
-		tarball,
-		'--ignore-scripts',
-		'--legacy-peer-deps',
-		'--package-lock=false',
-		'--no-audit',
-		'--no-fund',
-		'--no-update-notifier',
-		'--loglevel=error',
-	], {
-		cwd: nodesDir,
-		env: cleanNpmEnv(),
-		logFile: LOG_FILE,
-		timeoutMs: 180_000,
-	});
-	const installed = path.join(nodesDir, 'node_modules', packed.name, 'package.json');
-	const version = existsSync(installed) ? (JSON.parse(readFileSync(installed, 'utf8')) as PackageJson).version : undefined;
-	if (version !== packed.version) throw new Error(`expected ${packed.name}@${packed.version} in ${path.dirname(installed)}, found ${version ?? 'nothing'}`);
-	return path.dirname(installed);
+	rmSync(installed, { recursive: true, force: true });
+	await runNpm(['install', tarball, '--ignore-scripts', '--legacy-peer-deps', '--package-lock=false'], { cwd: nodesDir, logFile, timeoutMs: 180_000 });
+	const version = existsSync(path.join(installed, 'package.json')) ? readPackageJson(path.join(installed, 'package.json')).version : undefined;
+	if (version !== packed.version) throw new Error(`expected ${packed.name}@${packed.version} in ${installed}, found ${version ?? 'nothing'}`);
+	return installed;
 }

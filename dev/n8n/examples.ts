@@ -1,12 +1,15 @@
 /** The example workflows under examples/, prepared for `n8n import:workflow`, and the demo credential they use. */
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 import { EXAMPLES_DIR } from './util';
 
 /** The credential every phpRank node in the examples refers to. */
 export const DEMO_CREDENTIAL = { id: 'phprank-demo', name: 'phpRank (bundled server)', type: 'phpRankApi' } as const;
+
+/** The demo credential as `n8n import:credentials` reads it, pointing at a phpRank server. */
+export const demoCredential = (server: { url: string; apiKey: string }) => ({ ...DEMO_CREDENTIAL, data: { baseUrl: server.url, apiKey: server.apiKey } });
 
 export const PACKAGE_NODE_PREFIX = 'n8n-nodes-phprank.';
 
@@ -56,7 +59,7 @@ export interface WorkflowNode {
 }
 
 export interface WorkflowJson {
-	id?: string;
+	id: string;
 	name: string;
 	nodes: WorkflowNode[];
 	connections: Record<string, { main?: Array<Array<{ node: string }> | null> }>;
@@ -67,7 +70,7 @@ export interface Example {
 	/** File name under examples/. */
 	file: string;
 	workflow: WorkflowJson;
-	/** The workflow ID in n8n: the file's own, or one derived from the file name. */
+	/** The workflow ID in n8n (also in `workflow`): the file's own, or one derived from the file name. */
 	id: string;
 	/** Whether `n8n execute` can run it here: it starts by hand and needs nothing but the bundled server. */
 	offline: boolean;
@@ -78,7 +81,7 @@ export interface Example {
 const ID_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
 /** A stable 16-character workflow ID for an example file (n8n's IDs are at most 21 characters). */
-export function exampleWorkflowId(file: string): string {
+function exampleWorkflowId(file: string): string {
 	const digest = createHash('sha256').update(`n8n-nodes-phprank/examples/${file}`).digest();
 	return Array.from(digest.subarray(0, 16), (byte) => ID_ALPHABET[byte % ID_ALPHABET.length]).join('');
 }
@@ -93,30 +96,13 @@ function classify(workflow: WorkflowJson): { offline: boolean; onlineBecause?: s
 }
 
 /** Every workflow under examples/ (the top level; examples/data holds their input files). */
-export function loadExamples(dir = EXAMPLES_DIR): Example[] {
-	return readdirSync(dir)
+export function loadExamples(): Example[] {
+	return readdirSync(EXAMPLES_DIR)
 		.filter((file) => file.endsWith('.json'))
 		.sort()
 		.map((file) => {
-			const workflow = JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as WorkflowJson;
-			const id = typeof workflow.id === 'string' && workflow.id ? workflow.id : exampleWorkflowId(file);
-			return { file, workflow, id, ...classify(workflow) };
+			const workflow = JSON.parse(readFileSync(path.join(EXAMPLES_DIR, file), 'utf8')) as WorkflowJson;
+			const id = workflow.id || exampleWorkflowId(file);
+			return { file, workflow: { ...workflow, id }, id, ...classify(workflow) };
 		});
-}
-
-/** Writes one file per example, with its ID, for `n8n import:workflow --separate --input=<dir>`. */
-export function writeImportFolder(examples: Example[], dir: string): string {
-	rmSync(dir, { recursive: true, force: true });
-	mkdirSync(dir, { recursive: true });
-	for (const example of examples) {
-		writeFileSync(path.join(dir, example.file), JSON.stringify({ ...example.workflow, id: example.id }, null, 2));
-	}
-	return dir;
-}
-
-/** The demo credential as `n8n import:credentials --input=<file>` reads it (n8n encrypts the data on import). */
-export function writeCredentialFile(file: string, data: { baseUrl: string; apiKey: string }): string {
-	mkdirSync(path.dirname(file), { recursive: true });
-	writeFileSync(file, JSON.stringify([{ ...DEMO_CREDENTIAL, data }], null, 2), { mode: 0o600 });
-	return file;
 }

@@ -6,28 +6,26 @@ export const EXAMPLES_DIR = path.join(REPOSITORY_ROOT, 'examples');
 export const ARTIFACTS_DIR = path.join(REPOSITORY_ROOT, '.artifacts', 'e2e');
 export const LOGS_DIR = path.join(ARTIFACTS_DIR, 'logs');
 
-/** A TCP port nobody listens on right now, on 127.0.0.1. */
-export async function freePort(): Promise<number> {
-	return await new Promise((resolve, reject) => {
-		const server = createServer();
-		server.unref();
-		server.once('error', reject);
-		server.listen(0, '127.0.0.1', () => {
+/** Listens on `port` of 127.0.0.1 (0: any) and closes again: the port listened on, or undefined when it is taken. */
+async function listenOnce(port: number): Promise<number | undefined> {
+	return await new Promise((resolve) => {
+		const server = createServer().unref();
+		server.once('error', () => resolve(undefined));
+		server.listen(port, '127.0.0.1', () => {
 			const address = server.address();
-			server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+			server.close(() => resolve(typeof address === 'object' && address ? address.port : undefined));
 		});
 	});
 }
 
-/** Whether a port can be listened on, on 127.0.0.1. */
-export async function portIsFree(port: number): Promise<boolean> {
-	return await new Promise((resolve) => {
-		const server = createServer();
-		server.unref();
-		server.once('error', () => resolve(false));
-		server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-	});
+/** A TCP port nobody listens on right now, on 127.0.0.1. */
+export async function freePort(): Promise<number> {
+	const port = await listenOnce(0);
+	if (port === undefined) throw new Error('no free port on 127.0.0.1');
+	return port;
 }
+
+export const portIsFree = async (port: number): Promise<boolean> => (await listenOnce(port)) === port;
 
 export const sleep = async (ms: number) => await new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -53,7 +51,7 @@ export async function waitFor<T>(
 		}
 		if (Date.now() >= deadline) {
 			const reason = lastError instanceof Error ? ` (last error: ${lastError.message})` : '';
-			throw new Error(`${what}: not within ${Math.round(options.timeoutMs / 1000)} s${reason}`);
+			throw new Error(`${what}: not within ${seconds(options.timeoutMs)}${reason}`);
 		}
 		await sleep(options.intervalMs ?? 500);
 	}

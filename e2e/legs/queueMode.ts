@@ -12,17 +12,28 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import path from 'node:path';
 
-import { startPhpRankServer, type PhpRankServer, type RecordedRequest } from '../../dev/server';
+import type { INodeTypeDescription } from 'n8n-workflow';
+
+import { startPhpRankServer } from '../../dev/server';
 import { assert, assertEqual } from '../lib/checks';
 import { installIntoUserFolder } from '../../dev/n8n/communityPackage';
-import { DEMO_CREDENTIAL, writeCredentialFile, writeImportFolder, type Example, type WorkflowJson } from '../../dev/n8n/examples';
-import { activateWorkflow, getExecution, itemsOf, listExecutions, runManually, waitForExecution, type ExecutionDetail } from '../../dev/n8n/executions';
+import { demoCredential } from '../../dev/n8n/examples';
+import {
+	activateWorkflow,
+	getExecution,
+	isFinished,
+	itemsOf,
+	listExecutions,
+	runManually,
+	waitForExecution,
+	type Execution,
+} from '../../dev/n8n/executions';
 import { EXPECTATIONS, snapshot } from '../lib/expectations';
-import { n8nCli, N8nRest, startN8n, type CliExecution, type RunningN8n } from '../../dev/n8n/n8n';
-import { queueEnv, startWorker, type QueueSetup, type RunningWorker } from '../../dev/n8n/queue';
-import { startPostgres, startRedis, type RunningPostgres, type RunningService } from '../../dev/n8n/services';
+import { N8n, N8nRest } from '../../dev/n8n/n8n';
+import type { StartedProcess } from '../../dev/n8n/processes';
+import { startPostgres, startRedis } from '../../dev/n8n/services';
 import { freePort, LOGS_DIR, request, seconds, waitFor } from '../../dev/n8n/util';
-import { NODE_TYPE, OWNER, TRIGGER_NODE_TYPE, type LegContext, type NodeTypeDescription } from './singleInstance';
+import { chain, DEMO_REFERENCE, importWorkflows, NODE_TYPE, OWNER, TRIGGER_NODE_TYPE, type LegContext } from './singleInstance';
 
 const WORKERS = 2;
 const ROWS_PER_RUN = 150;
@@ -39,68 +50,38 @@ const BULK_CREATE = { id: 'phprankQueueBulk1', name: 'phpRank queue mode: create
 const NEW_REPORTS = { id: 'phprankQueueTrig1', name: 'phpRank queue mode: new reports' };
 const SPREADSHEET = 'spreadsheet-to-seo-reports-offline.json';
 
-const credentials = { phpRankApi: { id: DEMO_CREDENTIAL.id, name: DEMO_CREDENTIAL.name } };
+const bulkCreateWorkflow = () =>
+	chain(BULK_CREATE, [
+		{
+			name: 'Rows arrive',
+			type: 'n8n-nodes-base.webhook',
+			typeVersion: 2,
+			webhookId: randomUUID(),
+			parameters: { httpMethod: 'POST', path: BULK_CREATE.webhookPath, responseMode: 'onReceived', options: {} },
+		},
+		{ name: 'One item per row', type: 'n8n-nodes-base.splitOut', parameters: { fieldToSplitOut: 'body.rows', options: {} } },
+		{
+			name: 'Create SEO report',
+			type: NODE_TYPE,
+			parameters: { resource: 'report', operation: 'create', url: '={{ $json.url }}' },
+			credentials: DEMO_REFERENCE,
+			onError: 'continueErrorOutput',
+		},
+	]);
 
-/** A main connection to the first input of `node`. */
-function to(node: string): WorkflowJson['connections'][string] {
-	const target = { node, type: 'main', index: 0 };
-	return { main: [[target]] };
-}
-
-function bulkCreateWorkflow(): WorkflowJson {
-	return {
-		id: BULK_CREATE.id,
-		name: BULK_CREATE.name,
-		nodes: [
-			{
-				id: randomUUID(),
-				name: 'Rows arrive',
-				type: 'n8n-nodes-base.webhook',
-				typeVersion: 2,
-				position: [0, 0],
-				webhookId: randomUUID(),
-				parameters: { httpMethod: 'POST', path: BULK_CREATE.webhookPath, responseMode: 'onReceived', options: {} },
+const newReportsWorkflow = () =>
+	chain(NEW_REPORTS, [
+		{
+			name: 'New report',
+			type: TRIGGER_NODE_TYPE,
+			parameters: {
+				event: 'newReport',
+				pollTimes: { item: POLL_SECONDS.map((second) => ({ mode: 'custom', cronExpression: `${second} * * * * *` })) },
 			},
-			{ id: randomUUID(), name: 'One item per row', type: 'n8n-nodes-base.splitOut', typeVersion: 1, position: [220, 0], parameters: { fieldToSplitOut: 'body.rows', options: {} } },
-			{
-				id: randomUUID(),
-				name: 'Create SEO report',
-				type: NODE_TYPE,
-				typeVersion: 1,
-				position: [440, 0],
-				parameters: { resource: 'report', operation: 'create', url: '={{ $json.url }}' },
-				credentials,
-				onError: 'continueErrorOutput',
-			},
-		],
-		connections: { 'Rows arrive': to('One item per row'), 'One item per row': to('Create SEO report') },
-		settings: { executionOrder: 'v1' },
-	};
-}
-
-function newReportsWorkflow(): WorkflowJson {
-	return {
-		id: NEW_REPORTS.id,
-		name: NEW_REPORTS.name,
-		nodes: [
-			{
-				id: randomUUID(),
-				name: 'New report',
-				type: TRIGGER_NODE_TYPE,
-				typeVersion: 1,
-				position: [0, 0],
-				parameters: {
-					event: 'newReport',
-					pollTimes: { item: POLL_SECONDS.map((second) => ({ mode: 'custom', cronExpression: `${second} * * * * *` })) },
-				},
-				credentials,
-			},
-			{ id: randomUUID(), name: 'Received', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [220, 0], parameters: {} },
-		],
-		connections: { 'New report': to('Received') },
-		settings: { executionOrder: 'v1' },
-	};
-}
+			credentials: DEMO_REFERENCE,
+		},
+		{ name: 'Received', type: 'n8n-nodes-base.noOp', parameters: {} },
+	]);
 
 const bare = (url: string) => url.replace(/^https?:\/\//, '').replace(/\/$/, '');
 const rowsOf = (run: string) => Array.from({ length: ROWS_PER_RUN }, (_, index) => ({ url: `https://run-${run}.queue.example/page-${index}` }));
@@ -112,112 +93,99 @@ function count<T>(values: T[]): Map<T, number> {
 	return counts;
 }
 
-/** Requests a run sent to create its reports, told apart by the URLs of its rows. */
-function createRequests(server: PhpRankServer, run: string, since: number): RecordedRequest[] {
-	return server.requests.filter((entry) => entry.time >= since && entry.method === 'POST' && entry.path === '/api/v1/reports' && runOfUrl(entry.body.url) === run);
-}
-
-export async function proveQueueMode(leg: Omit<LegContext, 'screenshotsDir'>): Promise<void> {
-	const { checks, install, packed, examples, work } = leg;
-	const logFile = (name: string) => path.join(LOGS_DIR, leg.logPrefix, `${name}.log`);
-	const logName = (name: string) => `${leg.logPrefix}/${name}`;
-	let redis: RunningService | undefined;
-	let postgres: RunningPostgres | undefined;
-	let phpRank: PhpRankServer | undefined;
-	let main: RunningN8n | undefined;
-	const workers: RunningWorker[] = [];
+export async function proveQueueMode(leg: LegContext): Promise<void> {
+	const { checks, install, examples, work } = leg;
+	const logFile = (name: string) => path.join(LOGS_DIR, leg.logs, `${name}.log`);
+	// What was started, stopped the other way round at the end: the workers first, Redis last.
+	const started: Array<() => Promise<unknown>> = [];
+	const workers: Array<{ name: string; process: StartedProcess }> = [];
 	try {
-		redis = await checks.step('Redis from the system packages runs on 127.0.0.1', async () => await startRedis({ logFile: logFile('redis') }), (started) => `${started.version}, port ${started.port}`);
-		postgres = await checks.step(
-			'PostgreSQL from the system packages runs on 127.0.0.1, in a new data folder',
-			async () => await startPostgres({ logFile: logFile('postgres'), database: 'n8n' }),
-			(started) => `${started.version}, port ${started.port}, database ${started.database}`,
+		const redis = await checks.step(
+			'Redis from the system packages runs on 127.0.0.1',
+			async () => await startRedis({ logFile: logFile('redis') }),
+			(service) => `${service.version}, port ${service.port}`,
 		);
-		const setup: QueueSetup = { redis, postgres, encryptionKey: randomBytes(24).toString('hex') };
+		started.push(redis.stop);
+		const postgres = await checks.step(
+			'PostgreSQL from the system packages runs on 127.0.0.1, in a new data folder',
+			async () => await startPostgres({ logFile: logFile('postgres') }),
+			(service) => `${service.version}, port ${service.port}, database ${service.database}`,
+		);
+		started.push(postgres.stop);
+		const queue = { redis, postgres, encryptionKey: randomBytes(24).toString('hex') };
 		const server = await checks.step(
 			`bundled phpRank-compatible server listens, limited to ${RATE_LIMIT.maxAttempts} requests a ${RATE_LIMIT.decaySeconds}-second window`,
 			async () => await startPhpRankServer({ host: '127.0.0.1', port: 0, rateLimit: RATE_LIMIT }),
-			(started) => started.url,
+			(listening) => listening.url,
 		);
-		phpRank = server;
+		started.push(async () => await server.close());
 
 		const processes = ['main', ...Array.from({ length: WORKERS }, (_, index) => `worker-${index + 1}`)];
-		const userFolders = Object.fromEntries(processes.map((name) => [name, path.join(work, name)]));
+		const setups = processes.map((name) => new N8n(install, { userFolder: path.join(work, name), logs: `${leg.logs}/${name}-`, queue }));
 		await checks.step(`npm install <tarball> in the user folder of each process (${processes.join(', ')})`, async () => {
-			for (const folder of Object.values(userFolders)) await installIntoUserFolder(folder, packed);
+			for (const setup of setups) await installIntoUserFolder(setup.options.userFolder, leg.packed);
+		});
+
+		const spreadsheet = examples.find((example) => example.file === SPREADSHEET);
+		assert(spreadsheet, `examples/${SPREADSHEET} is missing`);
+		await checks.step('n8n import:credentials and import:workflow into Postgres: the spreadsheet example, a 150-row create workflow, a phpRank Trigger workflow', async () => {
+			await setups[0].import('credentials', [demoCredential(server)]);
+			await importWorkflows(setups[0], [spreadsheet.workflow, bulkCreateWorkflow(), newReportsWorkflow()]);
 		});
 
 		const mainPort = await freePort();
-		const mainEnv = await queueEnv(install, setup, { userFolder: userFolders.main, port: mainPort });
-		const credentialFile = writeCredentialFile(path.join(work, 'credentials.json'), { baseUrl: server.url, apiKey: server.apiKey });
-		const spreadsheet = examples.find((example) => example.file === SPREADSHEET);
-		assert(spreadsheet, `examples/${SPREADSHEET} is missing`);
-		const imported: Example[] = [
-			spreadsheet,
-			{ file: 'bulk-create.json', workflow: bulkCreateWorkflow(), id: BULK_CREATE.id, offline: false },
-			{ file: 'new-reports.json', workflow: newReportsWorkflow(), id: NEW_REPORTS.id, offline: false },
-		];
-		await checks.step('n8n import:credentials and import:workflow into Postgres: the spreadsheet example, a 150-row create workflow, a phpRank Trigger workflow', async () => {
-			await n8nCli(install, mainEnv, ['import:credentials', `--input=${credentialFile}`], { logName: logName('n8n-import') });
-			const importDir = writeImportFolder(imported, path.join(work, 'workflows'));
-			const { stdout, stderr } = await n8nCli(install, mainEnv, ['import:workflow', '--separate', `--input=${importDir}`], { logName: logName('n8n-import') });
-			assert(new RegExp(`Successfully imported ${imported.length} workflows`).test(stdout + stderr), 'n8n did not report the import');
-		});
-
-		main = await checks.step(
+		const main = await checks.step(
 			'n8n start (main process, EXECUTIONS_MODE=queue) answers on 127.0.0.1',
-			async () => await startN8n(install, mainEnv, { port: mainPort, logName: logName('n8n-main') }),
+			async () => await setups[0].start(mainPort),
 			(running) => running.url,
 		);
-		for (const name of processes.slice(1)) {
-			const env = await queueEnv(install, setup, { userFolder: userFolders[name] });
+		started.push(main.stop);
+		for (const [index, name] of processes.entries()) {
+			if (index === 0) continue;
 			// One execution at a time, so that two runs started together are taken by the two workers.
-			const worker = await checks.step(
-				`n8n worker (${name}) is ready`,
-				async () => await startWorker(install, env, { name, concurrency: 1, logName: logName(`n8n-${name}`) }),
-				() => 'concurrency 1',
-			);
-			workers.push(worker);
+			const worker = await checks.step(`n8n worker (${name}) is ready`, async () => await setups[index].worker(1), () => 'concurrency 1');
+			workers.push({ name, process: worker });
+			started.push(worker.stop);
 		}
 		const rest = new N8nRest(main.url);
 		await checks.step('owner set up and signed in', async () => {
-			await rest.setupOwner(OWNER);
-			await rest.login(OWNER.email, OWNER.password);
+			await rest.call('POST', '/rest/owner/setup', OWNER);
+			await rest.login(OWNER);
 		});
 		await checks.check('the main process runs in queue mode and knows the phpRank node and trigger', async () => {
 			const settings = await rest.call<{ executionMode?: string }>('GET', '/rest/settings');
 			assertEqual(settings.executionMode, 'queue', 'executionMode in /rest/settings');
-			const types = await rest.call<NodeTypeDescription[]>('GET', '/types/nodes.json');
+			const types = await rest.call<INodeTypeDescription[]>('GET', '/types/nodes.json');
 			for (const type of [NODE_TYPE, TRIGGER_NODE_TYPE]) assert(types.some((candidate) => candidate.name === type), `${type} is not registered`);
 		});
 
-		const workerOf = (executionId: string) => workers.find((worker) => worker.executionsStarted().includes(executionId))?.name;
+		/** The IDs of the executions a worker has started so far, read from its log. */
+		const executionsStarted = (worker: StartedProcess) => [...worker.output().matchAll(/Worker started execution (\d+)/g)].map((match) => match[1]);
+		const workerOf = (executionId: string) => workers.find((worker) => executionsStarted(worker.process).includes(executionId))?.name;
 
 		// The spreadsheet example, started as the editor does; n8n hands it to a worker.
 		await checks.check(`examples/${SPREADSHEET} runs on a worker: one report per reachable row`, async () => {
 			const expectation = EXPECTATIONS[SPREADSHEET];
 			expectation.prepare(server);
 			const before = snapshot(server);
-			const trigger = spreadsheet.workflow.nodes.find((node) => node.type === 'n8n-nodes-base.manualTrigger');
-			assert(trigger, 'no manual trigger');
-			const executionId = await runManually(rest, install.n8nVersion, spreadsheet.id, trigger.name);
+			const executionId = await runManually(rest, install.n8nVersion, spreadsheet.workflow);
 			const execution = await waitForExecution(rest, executionId, 300_000);
 			assertEqual(execution.status, 'success', `status of execution ${executionId}`);
 			const ranOn = workerOf(executionId);
 			assert(ranOn, `no worker's log says it started execution ${executionId}`);
-			return `${ranOn}, execution ${executionId}: ${expectation.verify(execution as unknown as CliExecution, server, before)}`;
+			return `${ranOn}, execution ${executionId}: ${expectation.verify(execution, server, before)}`;
 		});
 
 		// Two runs of 150 rows at once, one per worker, against one rate limit.
-		let bulkExecutions: ExecutionDetail[] = [];
+		let bulkExecutions: Execution[] = [];
 		const bulkStartedAt = Date.now();
 		await checks.step(`two runs of ${ROWS_PER_RUN} rows started together through the production webhook`, async () => {
 			server.reset();
 			server.setRateLimit(RATE_LIMIT);
-			await activateWorkflow(rest, install.n8nVersion, BULK_CREATE.id);
+			await activateWorkflow(rest, install.n8nVersion, { workflowId: BULK_CREATE.id });
 			const answers = await Promise.all(
 				RUNS.map(async (run) =>
-					await request(`${main!.url}/webhook/${BULK_CREATE.webhookPath}`, {
+					await request(`${main.url}/webhook/${BULK_CREATE.webhookPath}`, {
 						method: 'POST',
 						headers: { 'content-type': 'application/json' },
 						body: JSON.stringify({ rows: rowsOf(run) }),
@@ -226,19 +194,19 @@ export async function proveQueueMode(leg: Omit<LegContext, 'screenshotsDir'>): P
 			);
 			for (const answer of answers) assertEqual(answer.status, 200, `webhook answer (${await answer.text()})`);
 			const limit = (RATE_LIMIT.decaySeconds * ((2 * ROWS_PER_RUN) / RATE_LIMIT.maxAttempts + 3) + 120) * 1000;
-			const ids = await waitFor(
+			const done = await waitFor(
 				'both runs to finish',
 				async () => {
 					const found = await listExecutions(rest, BULK_CREATE.id);
-					return found.length >= RUNS.length && found.every((execution) => !['new', 'running', 'waiting'].includes(execution.status)) ? found.map((execution) => execution.id) : undefined;
+					return found.length >= RUNS.length && found.every(isFinished) ? found : undefined;
 				},
 				{ timeoutMs: limit, intervalMs: 2_000 },
 			);
-			bulkExecutions = await Promise.all(ids.map(async (id) => await getExecution(rest, id)));
-			return `executions ${ids.join(', ')}, ${seconds(Date.now() - bulkStartedAt)}`;
+			bulkExecutions = await Promise.all(done.map(async ({ id }) => await getExecution(rest, id)));
+			return `executions ${done.map(({ id }) => id).join(', ')}, ${seconds(Date.now() - bulkStartedAt)}`;
 		});
 
-		const runOfExecution = (execution: ExecutionDetail) => {
+		const runOfExecution = (execution: Execution) => {
 			const body = itemsOf(execution, 'Rows arrive')[0]?.body as { rows?: Array<{ url?: string }> } | undefined;
 			return runOfUrl(body?.rows?.[0]?.url);
 		};
@@ -261,62 +229,57 @@ export async function proveQueueMode(leg: Omit<LegContext, 'screenshotsDir'>): P
 				return `execution ${execution.id} on ${workerOf(execution.id)}`;
 			});
 		}
+		const firstFive = (list: unknown[]) => `${list.slice(0, 5).join(', ')}${list.length > 5 ? ` and ${list.length - 5} more` : ''}`;
 		await checks.check(`the server holds exactly one report per row: ${RUNS.length * ROWS_PER_RUN} reports, each URL once`, () => {
 			const reports = server.reports();
 			const expected = RUNS.flatMap((run) => rowsOf(run).map((row) => bare(row.url)));
 			const stored = count(reports.map((report) => bare(report.targetUrl)));
 			const twice = [...stored].filter(([, times]) => times > 1).map(([url]) => url);
 			const missing = expected.filter((url) => !stored.has(url));
-			assert(twice.length === 0, `created more than once: ${twice.slice(0, 5).join(', ')}${twice.length > 5 ? ` and ${twice.length - 5} more` : ''}`);
-			assert(missing.length === 0, `missing: ${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ` and ${missing.length - 5} more` : ''}`);
+			assert(twice.length === 0, `created more than once: ${firstFive(twice)}`);
+			assert(missing.length === 0, `missing: ${firstFive(missing)}`);
 			assertEqual(reports.length, expected.length, 'reports on the server');
 			return `${reports.length} reports`;
 		});
 		await checks.check('the rate limit was waited out: only 429s were sent again', () => {
-			const lines: string[] = [];
 			const all = server.requests.filter((entry) => entry.method === 'POST' && entry.path === '/api/v1/reports');
+			const spanOf = (sent: typeof all) => (sent.length ? sent[sent.length - 1].time - sent[0].time : 0);
 			for (const execution of bulkExecutions) {
 				const run = runOfExecution(execution) ?? '?';
-				const sent = createRequests(server, run, bulkStartedAt);
+				// The requests a run sent to create its reports, told apart by the URLs of its rows.
+				const sent = all.filter((entry) => entry.time >= bulkStartedAt && runOfUrl(entry.body.url) === run);
 				const statuses = count(sent.map((entry) => entry.status));
 				const unexpected = [...statuses.keys()].filter((status) => status !== 201 && status !== 429);
 				assert(unexpected.length === 0, `run ${run} got answers other than 201 and 429: ${unexpected.join(', ')}`);
-				const span = sent.length ? sent[sent.length - 1].time - sent[0].time : 0;
-				lines.push(`${workerOf(execution.id)} (run ${run}): ${sent.length} requests, ${statuses.get(201) ?? 0} created, ${statuses.get(429) ?? 0} × 429, ${seconds(span)}`);
+				checks.info(`${workerOf(execution.id)} (run ${run}): ${sent.length} requests, ${statuses.get(201) ?? 0} created, ${statuses.get(429) ?? 0} × 429, ${seconds(spanOf(sent))}`);
 			}
 			const refused = all.filter((entry) => entry.status === 429).length;
-			const span = all.length ? all[all.length - 1].time - all[0].time : 0;
 			const created = all.filter((entry) => entry.status === 201).length;
 			// With the first request opening a window, the limit lets n requests through in (ceil(n / max) - 1) windows.
 			const least = (Math.ceil(created / RATE_LIMIT.maxAttempts) - 1) * RATE_LIMIT.decaySeconds * 1000;
-			lines.push(`together: ${all.length} requests, ${created} created, ${refused} × 429, ${seconds(span)} (the limit allows it in ${seconds(least)} at best)`);
-			for (const line of lines) checks.info(line);
-			return `${refused} × 429 waited out, ${seconds(span)}`;
+			checks.info(`together: ${all.length} requests, ${created} created, ${refused} × 429, ${seconds(spanOf(all))} (the limit allows it in ${seconds(least)} at best)`);
+			return `${refused} × 429 waited out, ${seconds(spanOf(all))}`;
 		});
 
 		// The phpRank Trigger: polled by the main process, its executions run by the workers.
 		const triggerGets = () => server.requests.filter((entry) => entry.method === 'GET' && entry.path === '/api/v1/reports').length;
 		const createdByRound: number[][] = [];
-		let pollsAtActivation = 0;
-		await checks.step(`phpRank Trigger workflow activated, polling every ${POLL_INTERVAL_MS / 1000} seconds (${POLL_SECONDS.length} poll times a minute)`, async () => {
-			const before = triggerGets();
-			pollsAtActivation = before;
-			// Activation polls once to note where phpRank stands (reports before it are not new) and publishes when
-			// that poll has an answer: right after the bulk runs have used up the window, a 429 first, waited out.
-			const aWindowAndMore = (RATE_LIMIT.decaySeconds + 60) * 1000;
-			await activateWorkflow(rest, install.n8nVersion, NEW_REPORTS.id, { timeoutMs: aWindowAndMore });
-			await waitFor('the first poll', async () => (triggerGets() > before ? true : undefined), { timeoutMs: aWindowAndMore });
-		});
-		const triggerItems = async () => {
-			const executions = await listExecutions(rest, NEW_REPORTS.id);
-			const details = await Promise.all(executions.map(async (execution) => await getExecution(rest, execution.id)));
-			return details.map((execution) => ({ execution, ids: itemsOf(execution, 'New report').map((item) => Number(item.id)) }));
-		};
+		const pollsAtActivation = triggerGets();
 		const waitForPolls = async (polls: number) => {
 			const target = triggerGets() + polls;
 			await waitFor(`${polls} more polls`, async () => (triggerGets() >= target ? true : undefined), { timeoutMs: POLL_INTERVAL_MS * (polls + 3) });
 		};
-		const finished = (entry: { execution: ExecutionDetail }) => !['new', 'running', 'waiting'].includes(entry.execution.status);
+		await checks.step(`phpRank Trigger workflow activated, polling every ${POLL_INTERVAL_MS / 1000} seconds (${POLL_SECONDS.length} poll times a minute)`, async () => {
+			// Activation polls once to note where phpRank stands (reports before it are not new) and publishes when
+			// that poll has an answer: right after the bulk runs have used up the window, a 429 first, waited out.
+			const aWindowAndMore = (RATE_LIMIT.decaySeconds + 60) * 1000;
+			await activateWorkflow(rest, install.n8nVersion, { workflowId: NEW_REPORTS.id, timeoutMs: aWindowAndMore });
+			await waitFor('the first poll', async () => (triggerGets() > pollsAtActivation ? true : undefined), { timeoutMs: aWindowAndMore });
+		});
+		const triggerItems = async () => {
+			const executions = await Promise.all((await listExecutions(rest, NEW_REPORTS.id)).map(async ({ id }) => await getExecution(rest, id)));
+			return executions.map((execution) => ({ execution, ids: itemsOf(execution, 'New report').map((item) => Number(item.id)) }));
+		};
 		for (const [round, reports] of TRIGGER_ROUNDS.entries()) {
 			const what =
 				reports === 0
@@ -338,7 +301,7 @@ export async function proveQueueMode(leg: Omit<LegContext, 'screenshotsDir'>): P
 					async () => {
 						const found = await triggerItems();
 						const all = found.flatMap((entry) => entry.ids);
-						return ids.every((id) => all.includes(id)) && found.every(finished) ? found : undefined;
+						return ids.every((id) => all.includes(id)) && found.every((entry) => isFinished(entry.execution)) ? found : undefined;
 					},
 					{ timeoutMs: 120_000, intervalMs: 2_000 },
 				);
@@ -349,7 +312,7 @@ export async function proveQueueMode(leg: Omit<LegContext, 'screenshotsDir'>): P
 		await checks.check('after two more polls: every report created since activation emitted exactly once, none from before', async () => {
 			await waitForPolls(2);
 			const found = await triggerItems();
-			assert(found.every(finished), 'an execution is still running');
+			assert(found.every((entry) => isFinished(entry.execution)), 'an execution is still running');
 			const emitted = found.flatMap((entry) => entry.ids);
 			const expected = createdByRound.flat();
 			const twice = [...count(emitted)].filter(([, times]) => times > 1).map(([id]) => id);
@@ -374,15 +337,10 @@ export async function proveQueueMode(leg: Omit<LegContext, 'screenshotsDir'>): P
 		await checks.check('both workers loaded the phpRank node and ran executions through it', async () => {
 			const lines: string[] = [];
 			for (const worker of workers) {
-				const started = worker.executionsStarted();
-				const withPhpRank: string[] = [];
-				for (const id of started) {
-					const execution = await getExecution(rest, id);
-					const ranPhpRank = Object.keys(execution.data.resultData.runData).some((name) =>
-						['Create SEO report', 'New report'].includes(name) && itemsOf(execution, name).length > 0,
-					);
-					if (ranPhpRank && execution.status === 'success') withPhpRank.push(id);
-				}
+				const started = executionsStarted(worker.process);
+				const executions = await Promise.all(started.map(async (id) => await getExecution(rest, id)));
+				const ranPhpRank = (execution: Execution) => ['Create SEO report', 'New report'].some((name) => itemsOf(execution, name).length > 0);
+				const withPhpRank = executions.filter((execution) => ranPhpRank(execution) && execution.status === 'success');
 				assert(withPhpRank.length > 0, `${worker.name} ran no successful execution through a phpRank node (started: ${started.join(', ') || 'none'})`);
 				assert(!/Unrecognized node type|is not known/i.test(worker.process.output()), `${worker.name}'s log reports an unknown node type`);
 				lines.push(`${worker.name}: ${withPhpRank.length} of ${started.length}`);
@@ -390,10 +348,6 @@ export async function proveQueueMode(leg: Omit<LegContext, 'screenshotsDir'>): P
 			return lines.join(', ');
 		});
 	} finally {
-		for (const worker of workers) await worker.stop().catch(() => undefined);
-		await main?.stop().catch(() => undefined);
-		await phpRank?.close().catch(() => undefined);
-		await postgres?.stop().catch(() => undefined);
-		await redis?.stop().catch(() => undefined);
+		for (const stop of started.reverse()) await stop().catch(() => undefined);
 	}
 }

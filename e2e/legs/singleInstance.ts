@@ -3,72 +3,50 @@
  * .n8n/nodes, the examples imported and run with n8n's command line, the node, trigger and credential checked
  * through the REST API, and the editor in headless Chromium.
  */
-import { mkdirSync, readFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
+import type { INodePropertyOptions, INodeTypeDescription } from 'n8n-workflow';
+
 import { startPhpRankServer, type PhpRankServer } from '../../dev/server';
-import { runBrowserChecks } from '../lib/browser';
+import { DOCUMENTED, runBrowserChecks } from '../lib/browser';
 import { assert, assertEqual, type Checks } from '../lib/checks';
 import { installIntoUserFolder, type PackedPackage } from '../../dev/n8n/communityPackage';
-import { DEMO_CREDENTIAL, PACKAGE_NODE_PREFIX, writeCredentialFile, writeImportFolder, type Example } from '../../dev/n8n/examples';
-import { runManually, waitForExecution } from '../../dev/n8n/executions';
+import { DEMO_CREDENTIAL, demoCredential, PACKAGE_NODE_PREFIX, type Example, type WorkflowJson, type WorkflowNode } from '../../dev/n8n/examples';
+import { parseCliExecution, runManually, waitForExecution } from '../../dev/n8n/executions';
 import { EXPECTATIONS, GENERIC_EXPECTATION, snapshot } from '../lib/expectations';
 import { runParityChecks } from '../lib/parity';
-import { n8nCli, n8nEnv, N8nRest, parseCliExecution, startN8n, type Owner, type RunningN8n } from '../../dev/n8n/n8n';
+import { N8n, N8nRest, type Owner, type RunningN8n } from '../../dev/n8n/n8n';
 import type { N8nInstallation } from '../../dev/n8n/n8nInstall';
-import { REPOSITORY_ROOT, freePort } from '../../dev/n8n/util';
+import { freePort, REPOSITORY_ROOT } from '../../dev/n8n/util';
 
 export const OWNER: Owner = { email: 'owner@phprank-e2e.test', password: 'PhpRank-e2e-2026', firstName: 'Ada', lastName: 'Owner' };
 
-/** The operations the README documents, as the editor must show them. */
-const EDITOR = {
-	resources: ['Report', 'Project'],
-	operations: {
-		Report: ['Create', 'Delete', 'Get', 'Get Many', 'Update'],
-		Project: ['Delete', 'Get Many'],
-	},
-	reportGetMany: {
-		filters: ['Grade', 'Project', 'Search', 'Search By'],
-		grades: ['Good', 'Decent', 'Bad'],
-		projectModes: ['From List', 'By Name'],
-		options: ['Leave Out Per-Check Results', 'Max Rate-Limit Wait (Seconds)', 'Sort By', 'Sort Order'],
-		maxRateLimitWait: 3600,
-	},
-};
-
 export const NODE_TYPE = `${PACKAGE_NODE_PREFIX}phpRank`;
 const TOOL_NODE_TYPE = `${PACKAGE_NODE_PREFIX}phpRankTool`;
-const TOOL_NODE_NAME = 'Get a report for the agent';
 export const TRIGGER_NODE_TYPE = `${PACKAGE_NODE_PREFIX}phpRankTrigger`;
 
-export interface NodeTypeDescription {
-	name: string;
-	version: number | number[];
-	displayName: string;
-	credentials?: Array<{ name: string }>;
-	polling?: boolean;
-	properties?: Array<{
-		name: string;
-		displayOptions?: { show?: Record<string, unknown[]> };
-		options?: Array<{ name?: string; value?: unknown; action?: string }>;
-	}>;
+/** How a workflow's node refers to the demo credential. */
+export const DEMO_REFERENCE = { [DEMO_CREDENTIAL.type]: { id: DEMO_CREDENTIAL.id, name: DEMO_CREDENTIAL.name } };
+
+type ChainedNode = Omit<WorkflowNode, 'id' | 'typeVersion'> & { typeVersion?: number };
+
+/** A workflow whose nodes run one after the other; their IDs, positions and (unless given) version 1 filled in. */
+export function chain({ id, name }: { id: string; name: string }, nodes: ChainedNode[]): WorkflowJson {
+	return {
+		id,
+		name,
+		nodes: nodes.map((node, index) => ({ id: randomUUID(), typeVersion: 1, position: [index * 220, 0], ...node })),
+		connections: Object.fromEntries(nodes.slice(1).map((node, index) => [nodes[index].name, { main: [[{ node: node.name, type: 'main', index: 0 }]] }])),
+		settings: { executionOrder: 'v1' },
+	};
 }
 
-/** The actions n8n's node panel lists for a node: each resource's operations, as the node describes them. */
-function actionsOf(node: NodeTypeDescription): Array<{ resource: unknown; operation: unknown; action: string }> {
-	return (node.properties ?? [])
-		.filter((property) => property.name === 'operation')
-		.flatMap((property) =>
-			(property.options ?? [])
-				.filter((option) => option.action)
-				.map((option) => ({ resource: property.displayOptions?.show?.resource?.[0], operation: option.value, action: option.action! })),
-		);
-}
-
-/** The n8n-core release dev/engine runs the node in. */
-function n8nCoreVersion(): string {
-	const manifest = JSON.parse(readFileSync(path.join(REPOSITORY_ROOT, 'node_modules', 'n8n-core', 'package.json'), 'utf8')) as { version: string };
-	return manifest.version;
+/** `n8n import:workflow`, which must say it imported them all. */
+export async function importWorkflows(n8n: N8n, workflows: WorkflowJson[]): Promise<void> {
+	const said = await n8n.import('workflow', workflows);
+	assert(new RegExp(`Successfully imported ${workflows.length} workflows?`).test(said), 'n8n did not report the import');
 }
 
 export interface LegContext {
@@ -76,28 +54,26 @@ export interface LegContext {
 	install: N8nInstallation;
 	packed: PackedPackage;
 	examples: Example[];
-	/** A folder of this leg's own: user folders, imports. */
+	/** A folder of this leg's own, for n8n's user folders. */
 	work: string;
-	/** Where this leg's logs go, relative to .artifacts/e2e/logs. */
-	logPrefix: string;
-	screenshotsDir: string;
+	/** The folder under .artifacts/e2e/logs this leg's logs go to. */
+	logs: string;
 }
 
-export async function proveSingleInstance(leg: LegContext): Promise<void> {
-	const { checks, install, packed, examples, work } = leg;
+export async function proveSingleInstance(leg: LegContext & { screenshotsDir: string }): Promise<void> {
+	const { checks, install, examples, work } = leg;
 	const userFolder = path.join(work, '.n8n-home');
-	const logName = (name: string) => `${leg.logPrefix}/${name}`;
+	const n8nSetup = new N8n(install, { userFolder, logs: `${leg.logs}/` });
 	let server: PhpRankServer | undefined;
 	let n8n: RunningN8n | undefined;
 	try {
-		const cliEnv = n8nEnv(install, { userFolder, brokerPort: await freePort() });
 		await checks.check(`n8n --version prints ${install.n8nVersion}`, async () => {
-			const { stdout } = await n8nCli(install, cliEnv, ['--version'], { timeoutMs: 120_000, logName: logName('n8n-cli') });
-			assert(stdout.includes(install.n8nVersion), `printed ${stdout.trim()}`);
+			const printed = (await n8nSetup.cli(['--version'], 120_000)).stdout();
+			assert(printed.includes(install.n8nVersion), `printed ${printed.trim()}`);
 		});
 		await checks.step(
 			'npm install <tarball> in <N8N_USER_FOLDER>/.n8n/nodes',
-			async () => await installIntoUserFolder(userFolder, packed),
+			async () => await installIntoUserFolder(userFolder, leg.packed),
 			(dir) => path.relative(work, dir),
 		);
 
@@ -107,18 +83,14 @@ export async function proveSingleInstance(leg: LegContext): Promise<void> {
 			(started) => started.url,
 		);
 		server = phpRank;
-		const credentialFile = writeCredentialFile(path.join(work, 'credentials.json'), { baseUrl: phpRank.url, apiKey: phpRank.apiKey });
 		await checks.step(`n8n import:credentials: ${DEMO_CREDENTIAL.type} "${DEMO_CREDENTIAL.name}" (id ${DEMO_CREDENTIAL.id})`, async () => {
-			const { stdout, stderr } = await n8nCli(install, cliEnv, ['import:credentials', `--input=${credentialFile}`], { logName: logName('n8n-import') });
-			assert(/Successfully imported 1 credential/.test(stdout + stderr), 'n8n did not report the import');
+			const said = await n8nSetup.import('credentials', [demoCredential(phpRank)]);
+			assert(/Successfully imported 1 credential/.test(said), 'n8n did not report the import');
 		});
-
-		const importDir = writeImportFolder(examples, path.join(work, 'examples'));
 		await checks.step(`n8n import:workflow: all ${examples.length} workflows under examples/`, async () => {
-			const { stdout, stderr } = await n8nCli(install, cliEnv, ['import:workflow', '--separate', `--input=${importDir}`], { logName: logName('n8n-import') });
-			assert(new RegExp(`Successfully imported ${examples.length} workflows?`).test(stdout + stderr), 'n8n did not report the import');
-			const listed = (await n8nCli(install, cliEnv, ['list:workflow'], { logName: logName('n8n-import') })).stdout;
-			const missing = examples.filter((example) => !listed.split('\n').some((line) => line.startsWith(`${example.id}|`)));
+			await importWorkflows(n8nSetup, examples.map((example) => example.workflow));
+			const listed = (await n8nSetup.cli(['list:workflow'])).stdout().split('\n');
+			const missing = examples.filter((example) => !listed.some((line) => line.startsWith(`${example.id}|`)));
 			assert(missing.length === 0, `n8n list:workflow lacks ${missing.map((example) => example.file).join(', ')}`);
 			return `${examples.length} workflows`;
 		});
@@ -128,10 +100,7 @@ export async function proveSingleInstance(leg: LegContext): Promise<void> {
 				const expectation = EXPECTATIONS[example.file] ?? GENERIC_EXPECTATION;
 				expectation.prepare(phpRank);
 				const before = snapshot(phpRank);
-				const { stdout } = await n8nCli(install, cliEnv, ['execute', `--id=${example.id}`, '--rawOutput'], {
-					logName: logName(`n8n-execute-${example.file.replace(/\.json$/, '')}`),
-				});
-				const execution = parseCliExecution(stdout);
+				const execution = parseCliExecution((await n8nSetup.cli(['execute', `--id=${example.id}`, '--rawOutput'])).stdout());
 				const error = execution.data.resultData.error;
 				assert(!error, `the run failed at "${error?.node?.name ?? execution.data.resultData.lastNodeExecuted}": ${error?.message}`);
 				assertEqual(execution.status, 'success', 'execution status');
@@ -140,36 +109,34 @@ export async function proveSingleInstance(leg: LegContext): Promise<void> {
 		}
 
 		const port = await freePort();
-		const env = n8nEnv(install, { userFolder, brokerPort: await freePort(), port });
-		n8n = await checks.step('n8n start answers on 127.0.0.1', async () => await startN8n(install, env, { port, logName: logName('n8n-start') }), (running) => running.url);
+		n8n = await checks.step('n8n start answers on 127.0.0.1', async () => await n8nSetup.start(port), (running) => running.url);
 		const url = n8n.url;
 		const rest = new N8nRest(url);
 		await checks.step('owner set up through POST /rest/owner/setup', async () => {
 			assert(await rest.needsOwnerSetup(), 'n8n does not ask for an owner account');
-			await rest.setupOwner(OWNER);
+			await rest.call('POST', '/rest/owner/setup', OWNER);
 			return OWNER.email;
 		});
 		await checks.step('signed in through POST /rest/login', async () => {
-			const fresh = new N8nRest(url);
-			await fresh.login(OWNER.email, OWNER.password);
-			await rest.login(OWNER.email, OWNER.password);
+			await new N8nRest(url).login(OWNER);
+			await rest.login(OWNER);
 		});
 
-		const nodeTypes = await rest.call<NodeTypeDescription[]>('GET', '/types/nodes.json');
+		const nodeTypes = await rest.call<INodeTypeDescription[]>('GET', '/types/nodes.json');
+		const typeNamed = (name: string) => nodeTypes.find((type) => type.name === name);
 		await checks.check(`node type ${NODE_TYPE} registered (GET /types/nodes.json)`, () => {
-			const node = nodeTypes.find((type) => type.name === NODE_TYPE);
+			const node = typeNamed(NODE_TYPE);
 			assert(node, `not among the ${nodeTypes.length} node types`);
 			assert(node.credentials?.some((credential) => credential.name === DEMO_CREDENTIAL.type), `it does not use ${DEMO_CREDENTIAL.type}`);
 			return `"${node.displayName}", version ${JSON.stringify(node.version)}`;
 		});
 		await checks.check(`tool variant ${TOOL_NODE_TYPE} registered, for AI agents`, () => {
-			const tool = nodeTypes.find((type) => type.name === TOOL_NODE_TYPE);
+			const tool = typeNamed(TOOL_NODE_TYPE);
 			assert(tool, 'missing: is the node usableAsTool?');
 			return `"${tool.displayName}"`;
 		});
 		await checks.check('the tool keeps the node\'s own Description per operation, and n8n adds no automatic one', () => {
-			const tool = nodeTypes.find((type) => type.name === TOOL_NODE_TYPE);
-			const properties = tool?.properties ?? [];
+			const properties = typeNamed(TOOL_NODE_TYPE)?.properties ?? [];
 			const descriptions = properties.filter((property) => property.name === 'toolDescription');
 			const operations = descriptions.map((property) => `${property.displayOptions?.show?.resource}/${property.displayOptions?.show?.operation}`);
 			assertEqual(operations.length, 7, 'tool Descriptions, one per operation');
@@ -177,7 +144,7 @@ export async function proveSingleInstance(leg: LegContext): Promise<void> {
 			return `${operations.join(', ')}`;
 		});
 		await checks.check(`trigger ${TRIGGER_NODE_TYPE} registered as a polling trigger`, () => {
-			const trigger = nodeTypes.find((type) => type.name === TRIGGER_NODE_TYPE);
+			const trigger = typeNamed(TRIGGER_NODE_TYPE);
 			assert(trigger, `not among the ${nodeTypes.length} node types`);
 			assert(trigger.polling === true, 'it is not a polling trigger');
 			return `"${trigger.displayName}"`;
@@ -189,17 +156,10 @@ export async function proveSingleInstance(leg: LegContext): Promise<void> {
 			return `"${credentialType.displayName}"`;
 		});
 		await checks.check('every node of every example is a type and version this n8n knows', () => {
-			const unknown = examples.flatMap((example) =>
-				example.workflow.nodes
-					.filter((node) => {
-						const type = nodeTypes.find((candidate) => candidate.name === node.type);
-						const versions = type ? [type.version].flat() : [];
-						return !versions.includes(node.typeVersion);
-					})
-					.map((node) => `${example.file}: ${node.type} v${node.typeVersion}`),
-			);
-			assert(unknown.length === 0, `unknown: ${unknown.join('; ')}`);
-			return `${examples.reduce((sum, example) => sum + example.workflow.nodes.length, 0)} nodes`;
+			const nodes = examples.flatMap((example) => example.workflow.nodes.map((node) => ({ ...node, file: example.file })));
+			const unknown = nodes.filter((node) => ![typeNamed(node.type)?.version ?? []].flat().includes(node.typeVersion));
+			assert(unknown.length === 0, `unknown: ${unknown.map((node) => `${node.file}: ${node.type} v${node.typeVersion}`).join('; ')}`);
+			return `${nodes.length} nodes`;
 		});
 		await checks.check('the imported examples are listed by GET /rest/workflows', async () => {
 			const workflows = await rest.call<Array<{ id: string; name: string }>>('GET', '/rest/workflows');
@@ -208,19 +168,16 @@ export async function proveSingleInstance(leg: LegContext): Promise<void> {
 			return `${workflows.length} workflows`;
 		});
 
-		const credentialTest = async (data: Record<string, unknown>) =>
-			await rest.call<{ status: string; message: string }>('POST', '/rest/credentials/test', {
-				credentials: { id: DEMO_CREDENTIAL.id, name: DEMO_CREDENTIAL.name, type: DEMO_CREDENTIAL.type, data },
-			});
+		const accountCalls = () => phpRank.requests.filter((entry) => entry.path === '/api/v1/account');
+		const credentialTest = async (data: unknown) =>
+			await rest.call<{ status: string; message: string }>('POST', '/rest/credentials/test', { credentials: { ...DEMO_CREDENTIAL, data } });
 		await checks.check('credential test passes through POST /rest/credentials/test', async () => {
 			const stored = await rest.call<{ data: Record<string, unknown> }>('GET', `/rest/credentials/${DEMO_CREDENTIAL.id}?includeData=true`);
-			const accountCalls = () => phpRank.requests.filter((entry) => entry.path === '/api/v1/account').length;
-			const before = accountCalls();
+			const before = accountCalls().length;
 			const result = await credentialTest(stored.data);
 			assertEqual(result.status, 'OK', `test result (${result.message})`);
-			assertEqual(accountCalls(), before + 1, 'GET /api/v1/account calls the test made');
-			const call = phpRank.requests.filter((entry) => entry.path === '/api/v1/account').at(-1);
-			assertEqual(call?.headers.authorization, `Bearer ${phpRank.apiKey}`, 'Authorization header the server received');
+			assertEqual(accountCalls().length, before + 1, 'GET /api/v1/account calls the test made');
+			assertEqual(accountCalls().at(-1)?.headers.authorization, `Bearer ${phpRank.apiKey}`, 'Authorization header the server received');
 			return `"${result.message}"`;
 		});
 		await checks.check('credential test fails with a wrong API key', async () => {
@@ -232,12 +189,10 @@ export async function proveSingleInstance(leg: LegContext): Promise<void> {
 		const manualExample = examples.find((example) => example.file === 'spreadsheet-to-seo-reports-offline.json') ?? examples.find((example) => example.offline);
 		if (manualExample) {
 			await checks.check(`examples/${manualExample.file} runs as the editor's Execute workflow does (POST /rest/workflows/:id/run)`, async () => {
-				const trigger = manualExample.workflow.nodes.find((node) => node.type === 'n8n-nodes-base.manualTrigger');
-				assert(trigger, 'no manual trigger');
 				phpRank.reset();
 				phpRank.seedReports(20);
 				const before = phpRank.requests.length;
-				const executionId = await runManually(rest, install.n8nVersion, manualExample.id, trigger.name);
+				const executionId = await runManually(rest, install.n8nVersion, manualExample.workflow);
 				const execution = await waitForExecution(rest, executionId, 120_000);
 				assertEqual(execution.status, 'success', `status of execution ${executionId}`);
 				const calls = phpRank.requests.length - before;
@@ -248,54 +203,39 @@ export async function proveSingleInstance(leg: LegContext): Promise<void> {
 
 		// What dev/engine rebuilds of n8n's server, next to this n8n's answers on the same data: only on the n8n
 		// release whose engine (n8n-core) it runs on, since other releases answer differently in places of their own.
-		const engineVersion = n8nCoreVersion();
-		if (engineVersion === install.n8nVersion) await runParityChecks(checks, { rest, phpRank, credential: DEMO_CREDENTIAL, nodeType: NODE_TYPE });
+		const engineManifest = readFileSync(path.join(REPOSITORY_ROOT, 'node_modules', 'n8n-core', 'package.json'), 'utf8');
+		const engineVersion = (JSON.parse(engineManifest) as { version: string }).version;
+		if (engineVersion === install.n8nVersion) await runParityChecks(checks, { rest, phpRank, nodeType: NODE_TYPE });
 		else checks.info(`dev/engine runs on n8n-core ${engineVersion}: compared with n8n ${engineVersion} only`);
 
-		const actions = actionsOf(nodeTypes.find((type) => type.name === NODE_TYPE) ?? { name: NODE_TYPE, version: 1, displayName: '' });
+		// The actions n8n's node panel lists for the node: each resource's operations, as the node describes them.
+		const actions = (typeNamed(NODE_TYPE)?.properties ?? [])
+			.filter((property) => property.name === 'operation')
+			.flatMap((property) =>
+				((property.options ?? []) as INodePropertyOptions[])
+					.filter((option) => option.action)
+					.map((option) => ({ resource: property.displayOptions?.show?.resource?.[0], operation: option.value, action: option.action! })),
+			);
 		const addAction = actions.find((entry) => entry.resource === 'report' && entry.operation === 'create');
 		assert(addAction, `${NODE_TYPE} describes no action for Report > Create`);
-		const operationCount = Object.values(EDITOR.operations).flat().length;
-		assertEqual(actions.length, operationCount, `actions ${NODE_TYPE} describes (one per documented operation)`);
-		mkdirSync(leg.screenshotsDir, { recursive: true });
-		const browser = await runBrowserChecks(checks, {
+		assertEqual(actions.length, Object.values(DOCUMENTED.operations).flat().length, `actions ${NODE_TYPE} describes (one per documented operation)`);
+		await runBrowserChecks(checks, {
 			url,
-			email: OWNER.email,
-			password: OWNER.password,
-			credentialName: DEMO_CREDENTIAL.name,
+			owner: OWNER,
 			screenshotsDir: leg.screenshotsDir,
-			expected: { ...EDITOR, actions: actions.map((entry) => entry.action), addAction: addAction.action },
-			accountRequests: async () => phpRank.requests.filter((entry) => entry.path === '/api/v1/account').length,
-			saveToolWorkflow: async () => {
-				const saved = await rest.call<{ id: string }>('POST', '/rest/workflows', {
-					name: 'phpRank as an AI tool',
-					active: false,
-					connections: {},
-					settings: {},
-					nodes: [
-						{
-							id: 'a3f1c0de-0000-4000-8000-000000000001',
-							name: TOOL_NODE_NAME,
-							type: TOOL_NODE_TYPE,
-							typeVersion: 1,
-							position: [0, 0],
-							parameters: {
-								resource: 'report',
-								operation: 'get',
-								reportId: { __rl: true, mode: 'id', value: "={{ $fromAI('reportId', 'The numeric ID of the phpRank report', 'number') }}" },
-							},
-							credentials: { [DEMO_CREDENTIAL.type]: { id: DEMO_CREDENTIAL.id, name: DEMO_CREDENTIAL.name } },
-						},
-					],
-				});
-				return saved.id;
+			actions: actions.map((entry) => entry.action),
+			addAction: addAction.action,
+			accountRequests: () => accountCalls().length,
+			saveToolWorkflow: async (nodeName) => {
+				const reportId = { __rl: true, mode: 'id', value: "={{ $fromAI('reportId', 'The numeric ID of the phpRank report', 'number') }}" };
+				const workflow = chain({ id: 'phprankToolWf1', name: 'phpRank as an AI tool' }, [
+					{ name: nodeName, type: TOOL_NODE_TYPE, parameters: { resource: 'report', operation: 'get', reportId }, credentials: DEMO_REFERENCE },
+				]);
+				return (await rest.call<{ id: string }>('POST', '/rest/workflows', { ...workflow, active: false })).id;
 			},
-			toolNodeName: TOOL_NODE_NAME,
-			toolDescriptionSays: ['numeric report ID', 'grade', 'failedChecks'],
 		});
-		if (browser.screenshots.length) checks.info(`screenshots: ${browser.screenshots.map((file) => path.relative(REPOSITORY_ROOT, file)).join(', ')}`);
 	} finally {
-		await n8n?.stop().catch(() => undefined);
+		await n8n?.stop();
 		await server?.close().catch(() => undefined);
 	}
 }

@@ -3,52 +3,55 @@
  * downloaded): sign in, add the phpRank node from the node panel, read its Resource and Operation
  * dropdowns, and open its credential to see n8n's connection test succeed.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 
-import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 
-import { assert, assertEqual, type Checks } from './checks';
+import { assert, assertEqual, StepFailed, type Checks } from './checks';
+import { DEMO_CREDENTIAL } from '../../dev/n8n/examples';
+import type { Owner } from '../../dev/n8n/n8n';
+import { REPOSITORY_ROOT } from '../../dev/n8n/util';
 
-export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 const ACTION_TIMEOUT_MS = 30_000;
 
 /** n8n appends this option to Resource and Operation of every node whose credential can also authenticate the HTTP Request node. */
-export const N8N_CUSTOM_API_CALL = 'Custom API Call';
+const N8N_CUSTOM_API_CALL = 'Custom API Call';
 
-export interface EditorExpectations {
-	resources: string[];
-	operations: Record<string, string[]>;
+/** The operations the README documents, as the editor must show them. */
+export const DOCUMENTED = {
+	resources: ['Report', 'Project'],
+	operations: {
+		Report: ['Create', 'Delete', 'Get', 'Get Many', 'Update'],
+		Project: ['Delete', 'Get Many'],
+	},
+	reportGetMany: {
+		filters: ['Grade', 'Project', 'Search', 'Search By'],
+		grades: ['Good', 'Decent', 'Bad'],
+		projectModes: ['From List', 'By Name'],
+		options: ['Leave Out Per-Check Results', 'Max Rate-Limit Wait (Seconds)', 'Sort By', 'Sort Order'],
+		maxRateLimitWait: 3600,
+	},
+};
+
+const TOOL_NODE_NAME = 'Get a report for the agent';
+/** Words the tool's Description for Report > Get must hold. */
+const TOOL_DESCRIPTION_SAYS = ['numeric report ID', 'grade', 'failedChecks'];
+
+interface BrowserCheckOptions {
+	url: string;
+	owner: Owner;
+	screenshotsDir: string;
 	/** What the node panel lists under the node: each operation's action, as the node describes it. */
 	actions: string[];
 	/** The action the checks add to the canvas. */
 	addAction: string;
-	/** Report > Get Many: what its Filters and Options collections offer. */
-	reportGetMany: {
-		filters: string[];
-		grades: string[];
-		projectModes: string[];
-		options: string[];
-		maxRateLimitWait: number;
-	};
-}
-
-export interface BrowserCheckOptions {
-	url: string;
-	email: string;
-	password: string;
-	credentialName: string;
-	screenshotsDir: string;
-	expected: EditorExpectations;
 	/** How many requests the phpRank server has answered on /api/v1/account so far. */
-	accountRequests: () => Promise<number>;
-	/** Saves a workflow holding the phpRank Tool set to Report > Get, named `toolNodeName`; returns its id. */
-	saveToolWorkflow: () => Promise<string>;
-	toolNodeName: string;
-	/** Words the tool's Description for Report > Get must hold. */
-	toolDescriptionSays: string[];
+	accountRequests: () => number;
+	/** Saves a workflow holding the phpRank Tool set to Report > Get, its node named as given; returns its id. */
+	saveToolWorkflow: (nodeName: string) => Promise<string>;
 }
 
 /** Opens a dropdown and reads the first line of each option (n8n shows an operation's description under its name). */
@@ -69,15 +72,14 @@ async function dropdownOptions(page: Page, parameter: string): Promise<{ options
 	return await openSelect(page, page.locator(`[data-test-id="parameter-input-${parameter}"] input`).first(), parameter);
 }
 
-/** The "Add …" box of a collection (Filters, Options), found by its placeholder as both n8n 1.x and 2.x render it. */
-function collectionAddBox(page: Page, placeholder: string): Locator {
-	return page.locator(`[data-test-id="ndv"] input[placeholder="${placeholder}"]`).first();
-}
-
-/** A collection's choices; after one was added, n8n re-renders the list without it, so the read waits for that. */
+/**
+ * A collection's choices (Filters, Options), from its "Add …" box found by its placeholder as both n8n 1.x and 2.x
+ * render it. After one was added, n8n re-renders the list without it, so the read waits for that.
+ */
 async function collectionOptions(page: Page, placeholder: string, without?: string): Promise<{ options: string[]; list: Locator }> {
+	const addBox = page.locator(`[data-test-id="ndv"] input[placeholder="${placeholder}"]`).first();
 	for (let attempt = 0; ; attempt++) {
-		const opened = await openSelect(page, collectionAddBox(page, placeholder), placeholder);
+		const opened = await openSelect(page, addBox, placeholder);
 		if (without === undefined || !opened.options.includes(without) || attempt === 10) return opened;
 		await closeDropdown(page, opened.list);
 		await page.waitForTimeout(300);
@@ -87,20 +89,22 @@ async function collectionOptions(page: Page, placeholder: string, without?: stri
 async function addToCollection(page: Page, placeholder: string, label: string): Promise<void> {
 	const { list } = await collectionOptions(page, placeholder);
 	await list.locator('.el-select-dropdown__item').filter({ hasText: new RegExp(`^${label.replace(/[()]/g, '\\$&')}$`) }).first().click();
-	await list.waitFor({ state: 'hidden', timeout: 5_000 }).catch(() => undefined);
+	await closed(list);
 }
 
 const sorted = (values: string[]) => [...values].sort();
 
+const closed = async (list: Locator) => await list.waitFor({ state: 'hidden', timeout: 5_000 }).catch(() => undefined);
+
 async function closeDropdown(page: Page, list: Locator): Promise<void> {
 	await page.keyboard.press('Escape');
-	await list.waitFor({ state: 'hidden', timeout: 5_000 }).catch(() => undefined);
+	await closed(list);
 }
 
 async function choose(page: Page, parameter: string, option: string): Promise<void> {
 	const { list } = await dropdownOptions(page, parameter);
 	await list.locator('.el-select-dropdown__item', { hasText: option }).first().click({ timeout: ACTION_TIMEOUT_MS });
-	await list.waitFor({ state: 'hidden', timeout: 5_000 }).catch(() => undefined);
+	await closed(list);
 	const shown = await page.locator(`[data-test-id="parameter-input-${parameter}"] input`).first().inputValue();
 	assertEqual(shown, option, `${parameter} after choosing ${option}`);
 }
@@ -112,247 +116,214 @@ function documented(options: string[], expected: string[], what: string): string
 	return options.includes(N8N_CUSTOM_API_CALL) ? `${own.join(', ')}; plus n8n's ${N8N_CUSTOM_API_CALL}` : own.join(', ');
 }
 
-export interface BrowserResult {
-	screenshots: string[];
-}
-
-export async function runBrowserChecks(checks: Checks, options: BrowserCheckOptions): Promise<BrowserResult> {
-	const result: BrowserResult = { screenshots: [] };
-	const ready = await checks.check('browser: Chromium from Debian is installed', () => {
-		assert(existsSync(CHROMIUM_PATH), `${CHROMIUM_PATH} is missing: apt-get install -y chromium (or set CHROMIUM_PATH)`);
-		return CHROMIUM_PATH;
-	});
-	if (!ready) return result;
-
-	// A new, empty profile for every run.
-	const profile = mkdtempSync(path.join(os.tmpdir(), 'phprank-e2e-chromium-'));
-	let context: BrowserContext | undefined;
-	try {
-		const launched = await checks.check('browser: headless Chromium starts', async () => {
-			context = await chromium.launchPersistentContext(profile, {
-				executablePath: CHROMIUM_PATH,
-				headless: true,
-				timeout: 60_000,
-				viewport: { width: 1440, height: 900 },
-				args: [
-					'--headless',
-					'--no-sandbox',
-					'--disable-gpu',
-					'--disable-quic',
-					'--no-first-run',
-					'--disable-background-networking',
-					'--disable-component-update',
-					'--disable-sync',
-				],
-			});
-			return `Chromium ${context.browser()?.version() ?? (await versionOf(context))}`;
-		});
-		if (!launched || !context) return result;
-		await editorChecks(checks, options, context, result);
-	} finally {
-		await context?.close().catch(() => undefined);
-		rmSync(profile, { recursive: true, force: true });
-	}
-	return result;
-}
-
-async function versionOf(context: BrowserContext): Promise<string> {
-	const page = context.pages()[0] ?? (await context.newPage());
-	return await page.evaluate(() => navigator.userAgent.replace(/^.*Chrome\/([\d.]+).*$/, '$1'));
-}
-
-async function editorChecks(checks: Checks, options: BrowserCheckOptions, context: BrowserContext, result: BrowserResult): Promise<void> {
-	const page = context.pages()[0] ?? (await context.newPage());
-	page.setDefaultTimeout(ACTION_TIMEOUT_MS);
-	page.setDefaultNavigationTimeout(60_000);
-	let failureShots = 0;
-	const screenshot = async (name: string) => {
+/** The editor's checks; a failure of the first ones (up to the node's panel opening) ends them. */
+export async function runBrowserChecks(checks: Checks, options: BrowserCheckOptions): Promise<void> {
+	const screenshots: string[] = [];
+	let browser: Browser | undefined;
+	let current: Page | undefined;
+	const screenshot = async (name: string, on = current!) => {
 		const file = path.join(options.screenshotsDir, name);
-		await page.screenshot({ path: file, animations: 'disabled' });
-		result.screenshots.push(file);
-		return file;
+		await on.screenshot({ path: file, animations: 'disabled' });
+		screenshots.push(file);
+		return path.relative(process.cwd(), file);
 	};
-	/** A check whose failure leaves a screenshot of the page behind; false ends the browser checks. */
-	const check = async (name: string, body: () => Promise<string | void>) => {
-		const passed = await checks.check(name, body);
-		if (!passed) {
-			failureShots++;
-			const file = await screenshot(`failure-${failureShots}.png`).catch(() => undefined);
+	/** A check whose failure leaves a screenshot of the page behind; `gate`: its failure ends the browser checks. */
+	const check = async (name: string, body: () => Promise<string | void> | string, gate = false) => {
+		await checks.step(name, body).catch(async (error: unknown) => {
+			const file = current && (await screenshot(`failure-${screenshots.filter((shot) => shot.includes('failure-')).length + 1}.png`).catch(() => undefined));
 			if (file) checks.info(`screenshot of the page: ${file}`);
-		}
-		return passed;
-	};
-	const relative = (file: string) => path.relative(process.cwd(), file);
-
-	if (
-		!(await check('browser: signs in to n8n as the owner', async () => {
-			await page.goto(`${options.url}/signin`);
-			await page.locator('input[name="emailOrLdapLoginId"]').fill(options.email);
-			await page.locator('input[name="password"]').fill(options.password);
-			await page.locator('[data-test-id="form-submit-button"]').click();
-			await page.waitForURL((url) => !url.pathname.startsWith('/signin'), { timeout: 60_000 });
-			return new URL(page.url()).pathname;
-		}))
-	) {
-		return;
-	}
-
-	const search = async (text: string) => {
-		await page.locator('[data-test-id="node-creator-plus-button"]').click();
-		const input = page.locator('[data-test-id="node-creator-search-bar"] input, input[data-test-id="node-creator-search-bar"]').first();
-		await input.fill(text);
-		return page.locator('[data-test-id="node-creator"] [data-test-id="item-iterator-item"]');
-	};
-
-	if (
-		!(await check('browser: the node panel finds the phpRank node by searching "phpRank"', async () => {
-			await page.goto(`${options.url}/workflow/new`);
-			// A trigger first, so that the panel offers action nodes.
-			const triggers = await search('Manual Trigger');
-			await triggers.filter({ hasText: 'Manual Trigger' }).first().click();
-			await page.locator('[data-test-id="canvas-node"]').first().waitFor({ state: 'visible' });
-			const items = await search('phpRank');
-			const phpRank = items.filter({ has: page.locator('[data-test-id="node-creator-item-name"]', { hasText: /^phpRank$/ }) });
-			await phpRank.first().waitFor({ state: 'visible' });
-			await phpRank.first().click();
-			const actions = page.locator('[data-test-id="node-creator"] [data-test-id="item-iterator-item"]');
-			await actions.filter({ hasText: options.expected.addAction }).first().waitFor({ state: 'visible' });
-			const texts = (await actions.allInnerTexts()).map((text) => text.trim());
-			for (const action of options.expected.actions) {
-				assert(texts.includes(action), `the action list lacks "${action}": ${texts.join(' | ')}`);
-			}
-			return `its ${options.expected.actions.length} actions are listed`;
-		}))
-	) {
-		return;
-	}
-
-	if (
-		!(await check(`browser: adding "${options.expected.addAction}" opens the phpRank node`, async () => {
-			await page.locator('[data-test-id="node-creator"] [data-test-id="item-iterator-item"]', { hasText: options.expected.addAction }).first().click();
-			await page.locator('[data-test-id="ndv"]').waitFor({ state: 'visible' });
-			await page.locator('[data-test-id="parameter-input-resource"]').waitFor({ state: 'visible' });
-			await page.locator('[data-test-id="parameter-input-url"]').waitFor({ state: 'visible' });
-			// Show every option of an open dropdown in the screenshots, without scrolling.
-			await page.addStyleTag({ content: '.el-select-dropdown__wrap { max-height: none !important; }' });
-			return relative(await screenshot('phprank-node.png'));
-		}))
-	) {
-		return;
-	}
-
-	await check('browser: Resource offers Report and Project', async () => {
-		const { options: resources, list } = await dropdownOptions(page, 'resource');
-		await closeDropdown(page, list);
-		const own = resources.filter((option) => option !== N8N_CUSTOM_API_CALL);
-		assertEqual(sorted(own), sorted(options.expected.resources), 'Resource options');
-		return resources.includes(N8N_CUSTOM_API_CALL) ? `${own.join(', ')}; plus n8n's ${N8N_CUSTOM_API_CALL}` : own.join(', ');
-	});
-
-	for (const [resource, operations] of Object.entries(options.expected.operations)) {
-		await check(`browser: ${resource} > Operation offers exactly ${operations.join(', ')}`, async () => {
-			await choose(page, 'resource', resource);
-			const { options: shown, list } = await dropdownOptions(page, 'operation');
-			const detail = documented(shown, operations, `${resource} operations`);
-			const file = await screenshot(`phprank-node-${resource.toLowerCase()}-operations.png`);
-			await closeDropdown(page, list);
-			return `${detail}; ${relative(file)}`;
+			if (gate) throw error;
 		});
+	};
+	try {
+		await check(
+			'browser: Chromium from Debian is installed',
+			() => {
+				assert(existsSync(CHROMIUM_PATH), `${CHROMIUM_PATH} is missing: apt-get install -y chromium (or set CHROMIUM_PATH)`);
+				return CHROMIUM_PATH;
+			},
+			true,
+		);
+		await check(
+			'browser: headless Chromium starts',
+			async () => {
+				browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, timeout: 60_000, args: ['--disable-gpu', '--disable-quic'] });
+				return `Chromium ${browser.version()}`;
+			},
+			true,
+		);
+		const context = await browser!.newContext({ viewport: { width: 1440, height: 900 } });
+		const page = await context.newPage();
+		current = page;
+		page.setDefaultTimeout(ACTION_TIMEOUT_MS);
+		page.setDefaultNavigationTimeout(60_000);
+
+		await check(
+			'browser: signs in to n8n as the owner',
+			async () => {
+				await page.goto(`${options.url}/signin`);
+				await page.locator('input[name="emailOrLdapLoginId"]').fill(options.owner.email);
+				await page.locator('input[name="password"]').fill(options.owner.password);
+				await page.locator('[data-test-id="form-submit-button"]').click();
+				await page.waitForURL((url) => !url.pathname.startsWith('/signin'), { timeout: 60_000 });
+				return new URL(page.url()).pathname;
+			},
+			true,
+		);
+
+		const search = async (text: string) => {
+			await page.locator('[data-test-id="node-creator-plus-button"]').click();
+			const input = page.locator('[data-test-id="node-creator-search-bar"] input, input[data-test-id="node-creator-search-bar"]').first();
+			await input.fill(text);
+			return page.locator('[data-test-id="node-creator"] [data-test-id="item-iterator-item"]');
+		};
+
+		await check(
+			'browser: the node panel finds the phpRank node by searching "phpRank"',
+			async () => {
+				await page.goto(`${options.url}/workflow/new`);
+				// A trigger first, so that the panel offers action nodes.
+				const triggers = await search('Manual Trigger');
+				await triggers.filter({ hasText: 'Manual Trigger' }).first().click();
+				await page.locator('[data-test-id="canvas-node"]').first().waitFor({ state: 'visible' });
+				const items = await search('phpRank');
+				const phpRank = items.filter({ has: page.locator('[data-test-id="node-creator-item-name"]', { hasText: /^phpRank$/ }) });
+				await phpRank.first().waitFor({ state: 'visible' });
+				await phpRank.first().click();
+				const actions = page.locator('[data-test-id="node-creator"] [data-test-id="item-iterator-item"]');
+				await actions.filter({ hasText: options.addAction }).first().waitFor({ state: 'visible' });
+				const texts = (await actions.allInnerTexts()).map((text) => text.trim());
+				for (const action of options.actions) assert(texts.includes(action), `the action list lacks "${action}": ${texts.join(' | ')}`);
+				return `its ${options.actions.length} actions are listed`;
+			},
+			true,
+		);
+		await check(
+			`browser: adding "${options.addAction}" opens the phpRank node`,
+			async () => {
+				await page.locator('[data-test-id="node-creator"] [data-test-id="item-iterator-item"]', { hasText: options.addAction }).first().click();
+				await page.locator('[data-test-id="ndv"]').waitFor({ state: 'visible' });
+				await page.locator('[data-test-id="parameter-input-resource"]').waitFor({ state: 'visible' });
+				await page.locator('[data-test-id="parameter-input-url"]').waitFor({ state: 'visible' });
+				// Show every option of an open dropdown in the screenshots, without scrolling.
+				await page.addStyleTag({ content: '.el-select-dropdown__wrap { max-height: none !important; }' });
+				return await screenshot('phprank-node.png');
+			},
+			true,
+		);
+
+		await check('browser: Resource offers Report and Project', async () => {
+			const { options: resources, list } = await dropdownOptions(page, 'resource');
+			await closeDropdown(page, list);
+			return documented(sorted(resources), sorted(DOCUMENTED.resources), 'Resource options');
+		});
+
+		for (const [resource, operations] of Object.entries(DOCUMENTED.operations)) {
+			await check(`browser: ${resource} > Operation offers exactly ${operations.join(', ')}`, async () => {
+				await choose(page, 'resource', resource);
+				const { options: shown, list } = await dropdownOptions(page, 'operation');
+				const detail = documented(shown, operations, `${resource} operations`);
+				const file = await screenshot(`phprank-node-${resource.toLowerCase()}-operations.png`);
+				await closeDropdown(page, list);
+				return `${detail}; ${file}`;
+			});
+		}
+
+		const getMany = DOCUMENTED.reportGetMany;
+		await check(`browser: Report > Get Many filters by ${getMany.filters.join(', ')}`, async () => {
+			await choose(page, 'resource', 'Report');
+			await choose(page, 'operation', 'Get Many');
+			const { options: filters, list } = await collectionOptions(page, 'Add Filter');
+			assertEqual(sorted(filters), sorted(getMany.filters), 'the Filters to add');
+			const file = await screenshot('phprank-report-getmany-filters.png');
+			await closeDropdown(page, list);
+			return `${filters.join(', ')}; ${file}`;
+		});
+
+		await check(`browser: the Grade filter offers ${getMany.grades.join(', ')}`, async () => {
+			await addToCollection(page, 'Add Filter', 'Grade');
+			const { options: grades, list } = await dropdownOptions(page, 'grade');
+			await closeDropdown(page, list);
+			assertEqual(grades, getMany.grades, 'Grade options');
+			return grades.join(', ');
+		});
+
+		await check(`browser: the Project filter picks a project ${getMany.projectModes.join(' or ')}`, async () => {
+			const { options: left, list: filterList } = await collectionOptions(page, 'Add Filter', 'Grade');
+			await closeDropdown(page, filterList);
+			assert(!left.includes('Grade'), `Grade is still offered after it was added: ${left.join(', ')}`);
+			await addToCollection(page, 'Add Filter', 'Project');
+			const selector = page.locator('[data-test-id="ndv"] [data-test-id="rlc-mode-selector"] input').first();
+			const { options: modes, list } = await openSelect(page, selector, 'Project mode');
+			await closeDropdown(page, list);
+			// n8n 2.x writes its own label for the list mode ("From list").
+			assertEqual(modes.map((mode) => mode.toLowerCase()), getMany.projectModes.map((mode) => mode.toLowerCase()), 'Project filter modes');
+			return modes.join(', ');
+		});
+
+		await check(`browser: Report > Get Many's Options hold Max Rate-Limit Wait, ${getMany.maxRateLimitWait} s when added`, async () => {
+			const { options: shown, list } = await collectionOptions(page, 'Add Option');
+			const file = await screenshot('phprank-report-getmany-options.png');
+			await closeDropdown(page, list);
+			assertEqual(sorted(shown), sorted(getMany.options), 'the Options to add');
+			await addToCollection(page, 'Add Option', 'Max Rate-Limit Wait (Seconds)');
+			const wait = page.locator('[data-test-id="parameter-input-maxRateLimitWait"] input').first();
+			await wait.waitFor({ state: 'visible' });
+			const value = (await wait.inputValue()).replace(/\D/g, '');
+			assertEqual(Number(value), getMany.maxRateLimitWait, 'Max Rate-Limit Wait when added');
+			const filled = await screenshot('phprank-report-getmany-filled.png');
+			return `${shown.join(', ')}; ${file}, ${filled}`;
+		});
+
+		await check('browser: the credential dialog tests the phpRank credential successfully', async () => {
+			const selected = await page.locator('[data-test-id="node-credentials-select"] input').first().inputValue();
+			assertEqual(selected, DEMO_CREDENTIAL.name, 'credential selected on the node');
+			const before = options.accountRequests();
+			const tested = page.waitForResponse((response) => response.url().endsWith('/rest/credentials/test'), { timeout: 20_000 });
+			await page.locator('[data-test-id="credential-edit-button"]').click();
+			const modal = page.locator('[data-test-id="editCredential-modal"]');
+			await modal.waitFor({ state: 'visible' });
+			let response = await tested.catch(() => undefined);
+			if (!response) {
+				// The dialog reused an earlier result: ask for a new test.
+				const retest = page.waitForResponse((answer) => answer.url().endsWith('/rest/credentials/test'));
+				await modal.getByRole('button', { name: 'Retry' }).click();
+				response = await retest;
+			}
+			const answer = (await response.json()) as { data?: { status?: string; message?: string } };
+			assertEqual(answer.data?.status, 'OK', `POST /rest/credentials/test status (${answer.data?.message ?? ''})`);
+			const banner = modal.locator('[data-test-id="credentials-config-container-test-success"]');
+			await banner.waitFor({ state: 'visible' });
+			const text = (await banner.innerText()).split('\n')[0].trim();
+			// The banner's Retry button shows a spinner until n8n has settled the test.
+			await banner.getByRole('button', { name: 'Retry' }).waitFor({ state: 'visible', timeout: 10_000 }).catch(() => undefined);
+			await page.waitForTimeout(300);
+			assert(options.accountRequests() > before, 'the phpRank server received no GET /api/v1/account for the test');
+			return `"${text}"; ${await screenshot('phprank-credential.png')}`;
+		});
+
+		await check('browser: the phpRank Tool shows the Description an AI agent reads for Report > Get', async () => {
+			const id = await options.saveToolWorkflow(TOOL_NODE_NAME);
+			// A page of its own: the workflow edited above is left unsaved, and leaving it would ask to save it.
+			const toolPage = await context.newPage();
+			try {
+				await toolPage.goto(`${options.url}/workflow/${id}`);
+				const node = toolPage.locator('[data-test-id="canvas-node"]', { hasText: TOOL_NODE_NAME }).first();
+				await node.waitFor({ state: 'visible' });
+				await node.dblclick();
+				const description = toolPage.locator('[data-test-id="parameter-input-toolDescription"] textarea').first();
+				await description.waitFor({ state: 'visible' });
+				const text = await description.inputValue();
+				for (const words of TOOL_DESCRIPTION_SAYS) assert(text.includes(words), `the Description lacks "${words}": ${text}`);
+				return `"${text.slice(0, 60)}…"; ${await screenshot('phprank-tool-description.png', toolPage)}`;
+			} finally {
+				await toolPage.close().catch(() => undefined);
+			}
+		});
+	} catch (error) {
+		if (!(error instanceof StepFailed)) throw error;
+	} finally {
+		await browser?.close().catch(() => undefined);
+		if (screenshots.length) checks.info(`screenshots: ${screenshots.map((file) => path.relative(REPOSITORY_ROOT, file)).join(', ')}`);
 	}
-
-	const getMany = options.expected.reportGetMany;
-	await check(`browser: Report > Get Many filters by ${getMany.filters.join(', ')}`, async () => {
-		await choose(page, 'resource', 'Report');
-		await choose(page, 'operation', 'Get Many');
-		const { options: filters, list } = await collectionOptions(page, 'Add Filter');
-		assertEqual(sorted(filters), sorted(getMany.filters), 'the Filters to add');
-		const file = await screenshot('phprank-report-getmany-filters.png');
-		await closeDropdown(page, list);
-		return `${filters.join(', ')}; ${relative(file)}`;
-	});
-
-	await check(`browser: the Grade filter offers ${getMany.grades.join(', ')}`, async () => {
-		await addToCollection(page, 'Add Filter', 'Grade');
-		const { options: grades, list } = await dropdownOptions(page, 'grade');
-		await closeDropdown(page, list);
-		assertEqual(grades, getMany.grades, 'Grade options');
-		return grades.join(', ');
-	});
-
-	await check(`browser: the Project filter picks a project ${getMany.projectModes.join(' or ')}`, async () => {
-		const { options: left, list: filterList } = await collectionOptions(page, 'Add Filter', 'Grade');
-		await closeDropdown(page, filterList);
-		assert(!left.includes('Grade'), `Grade is still offered after it was added: ${left.join(', ')}`);
-		await addToCollection(page, 'Add Filter', 'Project');
-		const selector = page.locator('[data-test-id="ndv"] [data-test-id="rlc-mode-selector"] input').first();
-		const { options: modes, list } = await openSelect(page, selector, 'Project mode');
-		await closeDropdown(page, list);
-		// n8n 2.x writes its own label for the list mode ("From list").
-		assertEqual(modes.map((mode) => mode.toLowerCase()), getMany.projectModes.map((mode) => mode.toLowerCase()), 'Project filter modes');
-		return modes.join(', ');
-	});
-
-	await check(`browser: Report > Get Many's Options hold Max Rate-Limit Wait, ${getMany.maxRateLimitWait} s when added`, async () => {
-		const { options: shown, list } = await collectionOptions(page, 'Add Option');
-		const file = await screenshot('phprank-report-getmany-options.png');
-		await closeDropdown(page, list);
-		assertEqual(sorted(shown), sorted(getMany.options), 'the Options to add');
-		await addToCollection(page, 'Add Option', 'Max Rate-Limit Wait (Seconds)');
-		const wait = page.locator('[data-test-id="parameter-input-maxRateLimitWait"] input').first();
-		await wait.waitFor({ state: 'visible' });
-		const value = (await wait.inputValue()).replace(/\D/g, '');
-		assertEqual(Number(value), getMany.maxRateLimitWait, 'Max Rate-Limit Wait when added');
-		const filled = await screenshot('phprank-report-getmany-filled.png');
-		return `${shown.join(', ')}; ${relative(file)}, ${relative(filled)}`;
-	});
-
-	await check('browser: the credential dialog tests the phpRank credential successfully', async () => {
-		const selected = await page.locator('[data-test-id="node-credentials-select"] input').first().inputValue();
-		assertEqual(selected, options.credentialName, 'credential selected on the node');
-		const before = await options.accountRequests();
-		const tested = page.waitForResponse((response) => response.url().endsWith('/rest/credentials/test'), { timeout: 20_000 });
-		await page.locator('[data-test-id="credential-edit-button"]').click();
-		const modal = page.locator('[data-test-id="editCredential-modal"]');
-		await modal.waitFor({ state: 'visible' });
-		let response = await tested.catch(() => undefined);
-		if (!response) {
-			// The dialog reused an earlier result: ask for a new test.
-			const retest = page.waitForResponse((answer) => answer.url().endsWith('/rest/credentials/test'));
-			await modal.getByRole('button', { name: 'Retry' }).click();
-			response = await retest;
-		}
-		const answer = (await response.json()) as { data?: { status?: string; message?: string } };
-		assertEqual(answer.data?.status, 'OK', `POST /rest/credentials/test status (${answer.data?.message ?? ''})`);
-		const banner = modal.locator('[data-test-id="credentials-config-container-test-success"]');
-		await banner.waitFor({ state: 'visible' });
-		const text = (await banner.innerText()).split('\n')[0].trim();
-		// The banner's Retry button shows a spinner until n8n has settled the test.
-		await banner.getByRole('button', { name: 'Retry' }).waitFor({ state: 'visible', timeout: 10_000 }).catch(() => undefined);
-		await page.waitForTimeout(300);
-		const after = await options.accountRequests();
-		assert(after > before, 'the phpRank server received no GET /api/v1/account for the test');
-		return `"${text}"; ${relative(await screenshot('phprank-credential.png'))}`;
-	});
-
-	await check('browser: the phpRank Tool shows the Description an AI agent reads for Report > Get', async () => {
-		const id = await options.saveToolWorkflow();
-		// A page of its own: the workflow edited above is left unsaved, and leaving it would ask to save it.
-		const toolPage = await context.newPage();
-		try {
-			await toolPage.goto(`${options.url}/workflow/${id}`);
-			const node = toolPage.locator('[data-test-id="canvas-node"]', { hasText: options.toolNodeName }).first();
-			await node.waitFor({ state: 'visible' });
-			await node.dblclick();
-			const description = toolPage.locator('[data-test-id="parameter-input-toolDescription"] textarea').first();
-			await description.waitFor({ state: 'visible' });
-			const text = await description.inputValue();
-			for (const words of options.toolDescriptionSays) assert(text.includes(words), `the Description lacks "${words}": ${text}`);
-			const file = path.join(options.screenshotsDir, 'phprank-tool-description.png');
-			await toolPage.screenshot({ path: file, animations: 'disabled' });
-			result.screenshots.push(file);
-			return `"${text.slice(0, 60)}…"; ${relative(file)}`;
-		} finally {
-			await toolPage.close().catch(() => undefined);
-		}
-	});
 }

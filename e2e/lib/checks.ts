@@ -6,8 +6,6 @@ export class Checks {
 
 	failed = 0;
 
-	readonly failures: string[] = [];
-
 	/** Put before every check's name, e.g. the n8n the checks run on, when the suite runs the same checks on several. */
 	prefix = '';
 
@@ -19,14 +17,8 @@ export class Checks {
 		console.log(`   ${text}`);
 	}
 
-	pass(name: string, detail?: string): void {
-		this.passed++;
-		console.log(`PASS ${this.prefix}${name}${detail ? ` (${detail})` : ''}`);
-	}
-
 	fail(name: string, reason: string): void {
 		this.failed++;
-		this.failures.push(`${this.prefix}${name}`);
 		const [first, ...rest] = reason.split('\n');
 		console.log(`FAIL ${this.prefix}${name}: ${first}`);
 		for (const line of rest) console.log(`     ${line}`);
@@ -37,25 +29,21 @@ export class Checks {
 	 * counted and does not throw.
 	 */
 	async check(name: string, body: () => Promise<string | void> | string | void): Promise<boolean> {
-		const startedAt = Date.now();
-		try {
-			const detail = await body();
-			const took = Date.now() - startedAt;
-			this.pass(name, [detail, took >= 2000 ? seconds(took) : ''].filter(Boolean).join(', '));
-			return true;
-		} catch (error) {
-			this.fail(name, errorMessage(error));
-			return false;
-		}
+		return await this.step(name, body).then(
+			() => true,
+			() => false,
+		);
 	}
 
-	/** A check later steps depend on: its failure ends the suite (after it is counted). */
-	async step<T>(name: string, body: () => Promise<T>, detail?: (value: T) => string): Promise<T> {
+	/** A check later steps depend on: its failure ends the leg (after it is counted) with a StepFailed. */
+	async step<T>(name: string, body: () => Promise<T> | T, detail?: (value: T) => string | void): Promise<T> {
 		const startedAt = Date.now();
 		try {
 			const value = await body();
 			const took = Date.now() - startedAt;
-			this.pass(name, [detail?.(value), took >= 2000 ? seconds(took) : ''].filter(Boolean).join(', '));
+			const shown = [detail ? detail(value) : value, took >= 2000 ? seconds(took) : ''].filter((part) => typeof part === 'string' && part);
+			this.passed++;
+			console.log(`PASS ${this.prefix}${name}${shown.length ? ` (${shown.join(', ')})` : ''}`);
 			return value;
 		} catch (error) {
 			this.fail(name, errorMessage(error));
@@ -70,7 +58,7 @@ export class Checks {
 
 /** Thrown by `Checks.step`; already reported. */
 export class StepFailed extends Error {
-	constructor(readonly step: string) {
+	constructor(step: string) {
 		super(`stopped after "${step}" failed`);
 	}
 }

@@ -2,22 +2,21 @@
  * What each offline example must have done, read from the execution n8n printed and from the bundled server's
  * state. Every run starts from a known server state (`prepare`).
  */
-
 import type { PhpRankServer } from '../../dev/server';
 import { assert, assertEqual } from './checks';
-import { nodeOutput, type CliExecution } from '../../dev/n8n/n8n';
+import { itemsOf, type Execution } from '../../dev/n8n/executions';
 import { seedReportsWithChangedPages, spreadsheetRows } from '../../dev/examples';
 import { failedChecks } from '../../dev/server/analysis';
 import { resultBandOf } from '../../dev/server/listQuery';
 
-export interface ExampleExpectation {
+interface ExampleExpectation {
 	/** Brings the server into the state the checks assume. */
 	prepare(server: PhpRankServer): void;
 	/** Throws when the run did not do what it should; returns a short summary of what it did. */
-	verify(execution: CliExecution, server: PhpRankServer, before: ServerSnapshot): string;
+	verify(execution: Execution, server: PhpRankServer, before: ServerSnapshot): string;
 }
 
-export interface ServerSnapshot {
+interface ServerSnapshot {
 	reports: ReturnType<PhpRankServer['reports']>;
 	projects: ReturnType<PhpRankServer['projects']>;
 }
@@ -32,7 +31,6 @@ function reseed(server: PhpRankServer): void {
 	server.reset();
 	server.seedReports(SEEDED_REPORTS);
 }
-
 
 type Report = ServerSnapshot['reports'][number];
 
@@ -65,10 +63,10 @@ const spreadsheetOffline: ExampleExpectation = {
 	verify(execution, server) {
 		const rows = spreadsheetRows();
 		const unreachable = rows.filter((row) => new URL(row.url).hostname.endsWith('.invalid'));
-		assertEqual(nodeOutput(execution, 'Extract rows').map((item) => item.url), rows.map((row) => row.url), 'rows read from examples/data/urls.csv');
+		assertEqual(itemsOf(execution, 'Extract rows').map((item) => item.url), rows.map((row) => row.url), 'rows read from examples/data/urls.csv');
 
-		const reports = nodeOutput(execution, 'Create SEO report', 0);
-		const failures = nodeOutput(execution, 'Create SEO report', 1);
+		const reports = itemsOf(execution, 'Create SEO report', 0);
+		const failures = itemsOf(execution, 'Create SEO report', 1);
 		// n8n sends the rows' requests concurrently: the server numbers the reports in arrival order.
 		const created = server.reports();
 		const reachable = rows.filter((row) => !unreachable.includes(row));
@@ -82,14 +80,14 @@ const spreadsheetOffline: ExampleExpectation = {
 			'reports in the order of their rows',
 		);
 		assertEqual(failures.length, unreachable.length, 'items on the error output (the .invalid row)');
-		assertEqual(nodeOutput(execution, 'Unreachable pages').length, unreachable.length, 'items reaching "Unreachable pages"');
+		assertEqual(itemsOf(execution, 'Unreachable pages').length, unreachable.length, 'items reaching "Unreachable pages"');
 
 		const inRowOrder = reports.map((report) => created.find((candidate) => candidate.id === report.id)!);
 		const bad = inRowOrder.filter((report) => report.score < 49);
 		assert(bad.length > 0 && bad.length < created.length, `expected a mix of grades, got ${bad.length} bad of ${created.length}`);
-		assertEqual(ids(nodeOutput(execution, 'Grade is bad?', 0)), bad.map((report) => report.id), 'reports on the IF node\'s true branch (score below 49)');
+		assertEqual(ids(itemsOf(execution, 'Grade is bad?', 0)), bad.map((report) => report.id), 'reports on the IF node\'s true branch (score below 49)');
 		assertEqual(
-			ids(nodeOutput(execution, 'Grade is bad?', 1)),
+			ids(itemsOf(execution, 'Grade is bad?', 1)),
 			inRowOrder.filter((report) => report.score >= 49).map((report) => report.id),
 			'reports on the IF node\'s false branch',
 		);
@@ -99,7 +97,7 @@ const spreadsheetOffline: ExampleExpectation = {
 			'reportUrl of each report ({Base URL}/reports/{id})',
 		);
 		assertEqual(
-			nodeOutput(execution, 'Build alert message').map((item) => [item.text, item.reportUrl]),
+			itemsOf(execution, 'Build alert message').map((item) => [item.text, item.reportUrl]),
 			bad.map((report) => [
 				`SEO alert: ${report.url} scored ${Math.round(report.score)} (bad). Failed high-importance checks: ${failedHigh(report)}. Report: ${reportUrl(server, report.id)}`,
 				reportUrl(server, report.id),
@@ -119,14 +117,14 @@ const scheduledReanalysisOffline: ExampleExpectation = {
 	verify(execution, server, before) {
 		const now = (id: number) => server.reports().find((report) => report.id === id)!;
 		const newestFirst = [...before.reports].sort((a, b) => b.id - a.id);
-		assertEqual(ids(nodeOutput(execution, 'Get all reports')), newestFirst.map((report) => report.id), 'reports read (newest first)');
+		assertEqual(ids(itemsOf(execution, 'Get all reports')), newestFirst.map((report) => report.id), 'reports read (newest first)');
 		assertEqual(
-			nodeOutput(execution, 'Re-analyze report').map((item) => [item.id, item.previousResult, item.result]),
+			itemsOf(execution, 'Re-analyze report').map((item) => [item.id, item.previousResult, item.result]),
 			newestFirst.map((report) => [report.id, report.result, now(report.id).result]),
 			'previous and new score of each re-analyzed report',
 		);
 		assertEqual(
-			nodeOutput(execution, 'Re-analyze report').map((item) => [item.id, item.reportUrl, item.newlyFailedChecks, item.fixedChecks]),
+			itemsOf(execution, 'Re-analyze report').map((item) => [item.id, item.reportUrl, item.newlyFailedChecks, item.fixedChecks]),
 			newestFirst.map((report) => {
 				const { newlyFailedChecks, fixedChecks } = changedChecks(report, now(report.id));
 				return [report.id, reportUrl(server, report.id), newlyFailedChecks, fixedChecks];
@@ -141,12 +139,12 @@ const scheduledReanalysisOffline: ExampleExpectation = {
 		assert(worse.length > 0, 'no report\'s grade got worse: the server did not change any page');
 		assert(sameGrade.length > 0, 'no report kept its grade while newly failing a high-importance check: see seedReportsWithChangedPages');
 		assertEqual(
-			ids(nodeOutput(execution, 'Got worse?', 0)),
+			ids(itemsOf(execution, 'Got worse?', 0)),
 			alerted.map((report) => report.id),
 			"reports on the IF node's true branch (grade got worse, or a high-importance check newly fails)",
 		);
 		assertEqual(
-			nodeOutput(execution, 'Build alert message').map((item) => [item.text, item.reportUrl]),
+			itemsOf(execution, 'Build alert message').map((item) => [item.text, item.reportUrl]),
 			alerted.map((report) => {
 				const after = now(report.id);
 				const { newlyFailedChecks, fixedChecks } = changedChecks(report, after);
@@ -171,9 +169,9 @@ const weeklyCleanUp: ExampleExpectation = {
 		// phpRank's "bad" filter: a stored score below 49.
 		const bad = before.reports.filter((report) => report.result < 49).sort((a, b) => a.id - b.id);
 		assert(bad.length > 0, 'the seeded server has no bad reports to clean up');
-		assertEqual(ids(nodeOutput(execution, 'Find bad reports')), bad.map((report) => report.id), 'reports found (bad, oldest first)');
+		assertEqual(ids(itemsOf(execution, 'Find bad reports')), bad.map((report) => report.id), 'reports found (bad, oldest first)');
 		assertEqual(
-			nodeOutput(execution, 'Delete report'),
+			itemsOf(execution, 'Delete report'),
 			bad.map((report) => ({ deleted: true, id: report.id })),
 			'Delete report output',
 		);
@@ -193,8 +191,8 @@ const projectDigestOffline: ExampleExpectation = {
 	verify(execution, _server, before) {
 		const projects = before.projects;
 		assert(projects.length > 1, 'the seeded server has fewer than two projects');
-		assertEqual(nodeOutput(execution, 'Get all projects').length, projects.length, 'projects read');
-		const [digest, ...more] = nodeOutput(execution, 'Build digest');
+		assertEqual(itemsOf(execution, 'Get all projects').length, projects.length, 'projects read');
+		const [digest, ...more] = itemsOf(execution, 'Build digest');
 		assert(digest && more.length === 0, 'expected one digest item');
 		const reportCount = projects.reduce((sum, project) => sum + project.reports, 0);
 		assertEqual(digest.projectCount, projects.length, 'projectCount');

@@ -3,45 +3,36 @@
  * answers for the same input: the credential test, the tool variant n8n makes of the phpRank node, and the
  * editor's list search and dropdown. The node tests run through these rebuilds, so they must answer as n8n does.
  */
-import type { INodeTypeDescription } from 'n8n-workflow';
+import { deepStrictEqual } from 'node:assert/strict';
+
+import type { INodeParameters, INodeTypeDescription } from 'n8n-workflow';
 
 import { loadOptions, testCredential, toToolDescription } from '../../dev/engine';
+import { DEMO_CREDENTIAL as credential } from '../../dev/n8n/examples';
 import type { N8nRest } from '../../dev/n8n/n8n';
+import { errorMessage } from '../../dev/n8n/util';
 import type { PhpRankServer, RecordedRequest } from '../../dev/server';
 import type { Checks } from './checks';
 
-export interface ParityOptions {
+interface ParityOptions {
 	rest: N8nRest;
+	/** The server the demo credential stored in n8n points at. */
 	phpRank: PhpRankServer;
-	/** A credential stored in n8n for `phpRank`. */
-	credential: { id: string; name: string; type: string };
 	/** The phpRank node's full type name, e.g. `n8n-nodes-phprank.phpRank`. */
 	nodeType: string;
 }
 
 // More reports than one page of the report list search holds (50), so that its next page is compared too.
 const SEEDED_REPORTS = 60;
-const MAX_DIFFERENCES = 8;
-
-/** Where two JSON values differ, object keys in any order. */
-function differences(engine: unknown, n8n: unknown, path = '', found: string[] = []): string[] {
-	if (found.length >= MAX_DIFFERENCES) return found;
-	const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
-	if (isObject(engine) && isObject(n8n) && Array.isArray(engine) === Array.isArray(n8n)) {
-		const keys = [...new Set([...Object.keys(engine), ...Object.keys(n8n)])].sort();
-		for (const key of keys) differences(engine[key], n8n[key], path ? `${path}.${key}` : key, found);
-	} else if (JSON.stringify(engine) !== JSON.stringify(n8n)) {
-		const show = (value: unknown) => (value === undefined ? 'nothing' : JSON.stringify(value).slice(0, 160));
-		found.push(`${path || 'the value'}: dev/engine ${show(engine)}, n8n ${show(n8n)}`);
-	}
-	return found;
-}
-
-/** Throws unless both are the same once sent as JSON, as n8n's REST API sends them. */
+/** Throws unless both are the same once sent as JSON, as n8n's REST API sends them (object keys in any order). */
 function assertSame(engine: unknown, n8n: unknown, what: string): void {
 	const asJson = (value: unknown) => JSON.parse(JSON.stringify(value ?? null)) as unknown;
-	const found = differences(asJson(engine), asJson(n8n));
-	if (found.length) throw new Error(`${what} differ:\n${found.join('\n')}`);
+	try {
+		deepStrictEqual(asJson(engine), asJson(n8n));
+	} catch (error) {
+		// Node's diff: "+ actual" is what dev/engine answered, "- expected" what n8n did.
+		throw new Error(`${what} differ: ${errorMessage(error)}`);
+	}
 }
 
 /** A request as compared: what the credential decides (address, authentication, content type). */
@@ -56,7 +47,7 @@ function requestSeen(request: RecordedRequest | undefined) {
 }
 
 export async function runParityChecks(checks: Checks, options: ParityOptions): Promise<void> {
-	const { rest, phpRank, credential, nodeType } = options;
+	const { rest, phpRank, nodeType } = options;
 	const toolType = `${nodeType}Tool`;
 	phpRank.reset();
 	phpRank.seedReports(SEEDED_REPORTS);
@@ -100,6 +91,17 @@ export async function runParityChecks(checks: Checks, options: ParityOptions): P
 
 	const editorCall = { nodeTypeAndVersion: { name: nodeType, version: 1 }, credentials: { [credential.type]: { id: credential.id, name: credential.name } } };
 	const engineCall = { type: nodeType, typeVersion: 1, credentials: { [credential.type]: credentialData } };
+	/** One list search of the editor's, through n8n's REST API and through dev/engine; the two must be the same. */
+	const listSearch = async (search: { methodName: string; path: string; parameters: INodeParameters; filter?: string; paginationToken?: string }) => {
+		const { methodName, path, parameters, filter, paginationToken } = search;
+		// Sent as JSON, where a filter or page left undefined is left out.
+		const body = { ...editorCall, path, methodName, currentNodeParameters: parameters, filter, paginationToken };
+		const n8n = await rest.call<{ results: unknown[]; paginationToken?: string }>('POST', '/rest/dynamic-node-parameters/resource-locator-results', body);
+		const engine = await loadOptions({ ...engineCall, method: 'listSearch', name: methodName, parameters, filter, paginationToken });
+		assertSame(engine, n8n, 'the list search results');
+		return n8n;
+	};
+
 	const parameters = { resource: 'report', operation: 'get' };
 	let nextPage: string | undefined;
 	for (const [what, filter, page] of [
@@ -108,32 +110,15 @@ export async function runParityChecks(checks: Checks, options: ParityOptions): P
 		['a search', 'shop', () => undefined],
 	] as const) {
 		await checks.check(`report list search, ${what}: dev/engine answers as POST /rest/dynamic-node-parameters/resource-locator-results does`, async () => {
-			const paginationToken = page();
-			const n8n = await rest.call<{ results: unknown[]; paginationToken?: string }>('POST', '/rest/dynamic-node-parameters/resource-locator-results', {
-				...editorCall,
-				path: 'parameters.reportId',
-				methodName: 'searchReports',
-				currentNodeParameters: parameters,
-				...(filter === undefined ? {} : { filter }),
-				...(paginationToken === undefined ? {} : { paginationToken }),
-			});
-			const engine = await loadOptions({ ...engineCall, method: 'listSearch', name: 'searchReports', parameters, filter, paginationToken });
-			assertSame(engine, n8n, 'the list search results');
+			const n8n = await listSearch({ methodName: 'searchReports', path: 'parameters.reportId', parameters, filter, paginationToken: page() });
 			nextPage ??= n8n.paginationToken;
 			return `${n8n.results.length} reports${n8n.paginationToken ? `, next page "${n8n.paginationToken}"` : ''}`;
 		});
 	}
 
 	await checks.check('project filter search: dev/engine answers as POST /rest/dynamic-node-parameters/resource-locator-results does', async () => {
-		const filterParameters = { resource: 'report', operation: 'getAll', filters: { project: { __rl: true, mode: 'list', value: '' } } };
-		const n8n = await rest.call<{ results: unknown[]; paginationToken?: string }>('POST', '/rest/dynamic-node-parameters/resource-locator-results', {
-			...editorCall,
-			path: 'parameters.filters.project',
-			methodName: 'searchProjects',
-			currentNodeParameters: filterParameters,
-		});
-		const engine = await loadOptions({ ...engineCall, method: 'listSearch', name: 'searchProjects', parameters: filterParameters });
-		assertSame(engine, n8n, 'the project list search results');
+		const parameters = { resource: 'report', operation: 'getAll', filters: { project: { __rl: true, mode: 'list', value: '' } } };
+		const n8n = await listSearch({ methodName: 'searchProjects', path: 'parameters.filters.project', parameters });
 		return `${n8n.results.length} projects`;
 	});
 }
