@@ -90,7 +90,16 @@ function nextVersion(requested: string, current: string, released: Version[]): s
 }
 
 /** CHANGELOG.md with Unreleased moved into `## [version] - date`, an empty Unreleased, and the compare links. */
-function changelogForRelease(changelog: string, version: string, date: string, repository: string, previous: string | undefined): string {
+interface Release {
+	version: string;
+	date: string;
+	/** The repository's web address, for the compare links. */
+	repository: string;
+	/** The version released before, if any. */
+	previous: string | undefined;
+}
+
+function changelogForRelease(changelog: string, { version, date, repository, previous }: Release): string {
 	const lines = changelog.split('\n');
 	const unreleased = lines.findIndex((line) => /^## \[Unreleased\]\s*$/.test(line));
 	if (unreleased < 0) throw new ReleaseError(`${CHANGELOG} has no "## [Unreleased]" section`);
@@ -131,7 +140,7 @@ function main(args: string[]): void {
 		?.join('.');
 	const date = new Date().toISOString().slice(0, 10);
 
-	const changelog = changelogForRelease(readFileSync(CHANGELOG, 'utf8'), version, date, repositoryWebUrl(manifest), previous);
+	const changelog = changelogForRelease(readFileSync(CHANGELOG, 'utf8'), { version, date, repository: repositoryWebUrl(manifest), previous });
 	if (version !== current) {
 		// npm sets the version in package.json and package-lock.json alike, keeping their formatting.
 		execFileSync('npm', ['version', version, '--no-git-tag-version', '--ignore-scripts'], { stdio: ['ignore', 'ignore', 'inherit'] });

@@ -21,7 +21,7 @@ interface QueueSetup {
 	encryptionKey: string;
 }
 
-export interface N8nOptions {
+interface N8nOptions {
 	/** N8N_USER_FOLDER: n8n keeps its data in `<userFolder>/.n8n`, community packages in `.n8n/nodes`. */
 	userFolder: string;
 	/** Where its logs go: the start of their paths under .artifacts/e2e/logs, e.g. `2.41.1/` or `start-`. */
