@@ -13,6 +13,14 @@ export interface InstanceOptions extends NodeTypesOptions, CredentialTypesOption
 	credentials?: CredentialsData;
 }
 
+/** The node a run, a poll or an editor call is about. */
+export interface NodeOptions extends InstanceOptions {
+	/** Full node type name. */
+	type?: string;
+	typeVersion?: number;
+	parameters?: INodeParameters;
+}
+
 const INSTANCE_URL = 'http://127.0.0.1:5678/';
 
 /**

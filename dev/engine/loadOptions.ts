@@ -1,21 +1,16 @@
 import { LoadOptionsContext } from 'n8n-core';
-import type { INodeListSearchResult, INodeParameters, INodeProperties, INodePropertyOptions } from 'n8n-workflow';
+import type { INodeListSearchResult, INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 import { deepCopy, NodeHelpers, UserError, Workflow } from 'n8n-workflow';
 
 import { credentialReferences } from './credentials';
-import type { InstanceOptions } from './instance';
+import type { NodeOptions } from './instance';
 import { createInstance, editorNode } from './instance';
 import { latestVersion } from './nodeTypes';
 
-interface LoadOptionsBase extends InstanceOptions {
+/** `parameters` as the editor holds them (defaults are filled in); `typeVersion` defaults to the type's latest version. */
+interface LoadOptionsBase extends NodeOptions {
 	/** Name of the method under the node type's `methods.listSearch` / `methods.loadOptions`. */
 	name: string;
-	/** The node's current parameters, as the editor holds them (defaults are filled in). */
-	parameters?: INodeParameters;
-	/** Full node type name. */
-	type?: string;
-	/** Defaults to the type's latest version. */
-	typeVersion?: number;
 }
 
 export interface ListSearchOptions extends LoadOptionsBase {

@@ -1,16 +1,13 @@
 import { Container } from '@n8n/di';
 import { PollContext, TriggersAndPollers } from 'n8n-core';
-import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 import { deepCopy, Workflow } from 'n8n-workflow';
 
 import { credentialReferences } from './credentials';
-import type { InstanceOptions } from './instance';
+import type { NodeOptions } from './instance';
 import { createInstance, editorNode } from './instance';
 
-export interface PollerOptions extends InstanceOptions {
-	type?: string;
-	typeVersion?: number;
-	parameters?: INodeParameters;
+export interface PollerOptions extends NodeOptions {
 	/** The node's static data as n8n saved it after earlier polls, e.g. before a restart. */
 	staticData?: IDataObject;
 }

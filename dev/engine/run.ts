@@ -8,7 +8,6 @@ import type {
 	IDataObject,
 	INode,
 	INodeExecutionData,
-	INodeParameters,
 	IPinData,
 	IRun,
 	IWorkflowBase,
@@ -17,7 +16,7 @@ import type {
 import { deepCopy, UserError, Workflow } from 'n8n-workflow';
 
 import { credentialReferences } from './credentials';
-import type { InstanceOptions } from './instance';
+import type { InstanceOptions, NodeOptions } from './instance';
 import { createInstance } from './instance';
 import type { LogLine } from './logs';
 import { captureLogs, logsToText, toSearchableText } from './logs';
@@ -151,11 +150,7 @@ export function manualWorkflow(nodes: INode[], connections: IConnections = {}): 
 	};
 }
 
-export interface RunNodeOptions extends RunOptions {
-	/** Full node type name. */
-	type?: string;
-	typeVersion?: number;
-	parameters?: INodeParameters;
+export interface RunNodeOptions extends RunOptions, NodeOptions {
 	/** Input items (their `json`); one empty item by default, like a manual trigger. */
 	items?: IDataObject[];
 	/** The node's "On Error → Continue" setting. */

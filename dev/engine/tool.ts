@@ -5,12 +5,6 @@ import { credentialReferences } from './credentials';
 import type { RunNodeOptions, RunNodeResult } from './run';
 import { manualWorkflow, runWorkflow } from './run';
 
-interface InvocableTool {
-	name: string;
-	description: string;
-	invoke(args: IDataObject): Promise<unknown>;
-}
-
 const AGENT_NODE_NAME = 'AI Agent';
 const AGENT_TYPE = 'n8n-nodes-harness.toolCaller';
 const TOOL_NODE_NAME = 'Tool under test';
@@ -38,7 +32,8 @@ function toolCaller(args: IDataObject): INodeType {
 			properties: [],
 		},
 		async execute(this: IExecuteFunctions) {
-			const tool = (await this.getInputConnectionData(NodeConnectionTypes.AiTool, 0)) as InvocableTool;
+			const connected = await this.getInputConnectionData(NodeConnectionTypes.AiTool, 0);
+			const tool = connected as { description: string; invoke(args: IDataObject): Promise<unknown> };
 			const raw = await tool.invoke(args);
 			const response = typeof raw === 'string' ? jsonParse(raw, { fallbackValue: raw }) : raw;
 			return [[{ json: { toolDescription: tool.description, response } as IDataObject }]];

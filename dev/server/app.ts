@@ -3,13 +3,13 @@ import { once } from 'node:events';
 import { createServer, IncomingMessage, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { callApi, Settings } from './api';
-import { controlApi } from './control';
+import { deploymentFromJson, faultFromJson, rateLimitFromJson } from './control';
 import { checkDeployment, GATEWAY_TIMEOUT, RateLimiter, wait, WorkerPool } from './deployment';
 import { faultAnswer, FaultBook, FaultStage } from './faults';
 import { Answer, ApiError, errorBody, errorPage, expectsJson, html, htmlPage, json, Negotiation, recordRequest, renderError } from './http';
 import { parseReportTarget } from './reportUrl';
 import { PhpRankStore, projectState, reportState } from './store';
-import { Deployment, Fault, PageChange, PhpRankServer, PhpRankServerOptions, PhpRankUser, RateLimitConfig, RecordedRequest, SeedOptions } from './types';
+import { Deployment, Fault, PageChange, PhpRankServerOptions, PhpRankUser, RateLimitConfig, RecordedRequest, SeedOptions } from './types';
 
 const CONTROL_PREFIX = '/__sim';
 
@@ -83,12 +83,16 @@ class Exchange {
 
 const hostForUrl = (host: string) => (host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host);
 
-export class PhpRankApp implements PhpRankServer {
+/** A phpRank 1.5-compatible server (see README.md); start one with startPhpRankServer. */
+export class PhpRankServer {
+	/** Base URL including basePath, e.g. http://127.0.0.1:40123/phprank */
 	url = '';
 	port = 0;
 	/** host:port as listened on, for absolute URLs when a request carries no Host header. */
 	private host = '';
+	/** API key of the first (default) user. */
 	readonly apiKey: string;
+	/** Every request received (except control-API calls), in order. */
 	readonly requests: RecordedRequest[] = [];
 	private readonly store: PhpRankStore;
 	private readonly settings: Settings;
@@ -96,16 +100,17 @@ export class PhpRankApp implements PhpRankServer {
 	private readonly limiter: RateLimiter;
 	private readonly pool = new WorkerPool();
 	private gatewayTimeoutMs?: number;
-	private readonly control = controlApi(this, (counts, userId) => this.store.seed(counts, userId));
 	private readonly server = createServer((req, res) => void this.handle(req, res));
 
 	readonly setRateLimit = (config: RateLimitConfig | false) => this.limiter.configure(config);
 	readonly injectFault = (fault: Fault) => this.faults.add(fault);
 	readonly clearFaults = () => this.faults.clear();
+	/** Resolves once no request is queued for a worker or being worked on (requests still arriving are not waited for). */
 	readonly idle = () => this.pool.idle();
 	readonly reports = (userId?: number) => this.store.allReports(userId).map(reportState);
 	readonly projects = (userId?: number) => this.store.allProjects(userId).map(projectState);
 	readonly seedReports = (count: number, options?: SeedOptions) => this.store.seedReports(count, options);
+	/** Creates `count` distinct projects, each with one report; returns their names. */
 	readonly seedProjects = (count: number, options: { userId?: number } = {}) => this.store.seed({ projects: count }, options.userId);
 	readonly clearRequests = () => this.requests.splice(0);
 
@@ -135,7 +140,7 @@ export class PhpRankApp implements PhpRankServer {
 		});
 	}
 
-	/** Replaces all three settings; a key left out means none. reset() leaves them alone. */
+	/** Replaces all three settings (a key left out means none); requests under way keep their proxy timeout. */
 	setDeployment({ workers, analysisMs, gatewayTimeoutMs }: Deployment): void {
 		checkDeployment({ workers, analysisMs, gatewayTimeoutMs });
 		this.pool.resize(workers);
@@ -143,6 +148,7 @@ export class PhpRankApp implements PhpRankServer {
 		this.gatewayTimeoutMs = gatewayTimeoutMs;
 	}
 
+	/** Wipes reports, projects, recorded requests, faults and rate-limit counters; keeps the deployment. */
 	reset(): void {
 		this.store.reset();
 		this.clearRequests();
@@ -151,6 +157,10 @@ export class PhpRankApp implements PhpRankServer {
 		this.settings.changedPages.clear();
 	}
 
+	/**
+	 * Simulates an edit of the page at `url` (absolute, or as phpRank shows it, e.g. example.com/blog): the
+	 * next creates and re-analyses of it score the changed page. `undefined` restores the page as it was.
+	 */
 	changePage(url: string, change: PageChange | undefined): void {
 		// An absolute URL is read as phpRank reads it; anything else is taken as a URL phpRank shows.
 		const key = parseReportTarget(url)?.url ?? url;
@@ -169,7 +179,7 @@ export class PhpRankApp implements PhpRankServer {
 			exchange = current;
 			const { record, appPath } = current;
 			if (appPath === CONTROL_PREFIX || appPath?.startsWith(`${CONTROL_PREFIX}/`)) {
-				current.send(this.control(record, appPath.slice(CONTROL_PREFIX.length) || '/'));
+				current.send(this.controlCall(record, appPath.slice(CONTROL_PREFIX.length) || '/'));
 				return;
 			}
 			this.requests.push(record);
@@ -184,6 +194,44 @@ export class PhpRankApp implements PhpRankServer {
 		} catch {
 			if (exchange) exchange.send(json(500, errorBody(500)));
 			else write(res, json(500, errorBody(500)), LARAVEL_HEADERS);
+		}
+	}
+
+	/** A call to the control API; `path` is the path after {basePath}/__sim. */
+	private controlCall(record: RecordedRequest, path: string): Answer {
+		const done = (act: () => void) => {
+			act();
+			return json(200, { ok: true });
+		};
+		// Each endpoint reads its JSON body only if it takes one.
+		const routes: Record<string, (body: () => Record<string, unknown>) => Answer> = {
+			'POST /reset': () => done(() => this.reset()),
+			'POST /seed': (body) => {
+				const { userId, reports, projects } = body();
+				const owner = typeof userId === 'number' ? userId : undefined;
+				const count = (value: unknown) => (typeof value === 'number' && value >= 0 ? Math.floor(value) : undefined);
+				this.store.seed({ reports: count(reports), projects: count(projects) }, owner);
+				return json(200, { reports: this.reports(owner).length, projects: this.projects(owner).length });
+			},
+			'POST /faults': (body) => json(201, this.injectFault(faultFromJson(body()))),
+			'DELETE /faults': () => done(() => this.clearFaults()),
+			'GET /requests': () => json(200, this.requests),
+			'DELETE /requests': () => done(() => this.clearRequests()),
+			'POST /deployment': (body) => done(() => this.setDeployment(deploymentFromJson(body()))),
+			'POST /pages': (body) =>
+				done(() => {
+					const { url, quality } = body();
+					if (typeof url !== 'string') throw new Error('A changed page needs its "url"');
+					this.changePage(url, quality === null ? undefined : { quality: quality as number });
+				}),
+			'POST /rate-limit': (body) => done(() => this.setRateLimit(rateLimitFromJson(body()))),
+		};
+		const route = routes[`${record.method} ${path.replace(/\/+$/, '')}`];
+		if (!route) return json(404, { error: `No control endpoint ${record.method} ${path}` });
+		try {
+			return route(() => (record.rawBody.trim() ? JSON.parse(record.rawBody) : {}));
+		} catch (error) {
+			return json(400, { error: error instanceof Error ? error.message : String(error) });
 		}
 	}
 

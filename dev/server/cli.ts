@@ -1,9 +1,4 @@
-/**
- * Runs the phpRank-compatible server standalone. Prints one JSON line, {"url": …, "apiKey": …},
- * once it listens, so scripts can read where it is.
- *
- *   npx tsx dev/server/cli.ts --port 0 --seed-reports 200 --rate-limit 60 --latency 5 --base-path /phprank
- */
+/** Runs the server standalone (see README.md); prints {"url": …, "apiKey": …} once it listens, so scripts can read where it is. */
 import { parseArgs } from 'node:util';
 import { DEFAULT_USER, startPhpRankServer } from './index';
 

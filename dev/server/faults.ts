@@ -1,6 +1,6 @@
 /** Injected misbehaviour: what proxies, broken installs and flaky networks do to phpRank's answers. */
 import { Answer, errorBody, html, htmlPage, json, redirect } from './http';
-import { Fault, FaultAction, FaultKind, InjectedFault } from './types';
+import { Fault, FaultAction, FaultKind } from './types';
 
 /** Kinds that strike once the application has carried a request out; the others strike on arrival. */
 const AFTER_HANDLING_KINDS: FaultKind[] = ['dropAfterHandling', 'delayAfterHandling'];
@@ -43,7 +43,7 @@ export class FaultBook {
 	private armed: ArmedFault[] = [];
 	private nextId = 1;
 
-	add(fault: Fault): InjectedFault {
+	add(fault: Fault): { id: number } {
 		checkFault(fault);
 		const id = this.nextId++;
 		this.armed.push({ id, fault, remaining: fault.times ?? 1, skipLeft: fault.skip ?? 0, seen: 0 });

@@ -1,8 +1,9 @@
 /** A phpRank 1.5-compatible HTTP server for tests, demos and benchmarks. */
-import { PhpRankApp } from './app';
-import { PhpRankServer, PhpRankServerOptions, PhpRankUser } from './types';
+import { PhpRankServer } from './app';
+import { PhpRankServerOptions, PhpRankUser } from './types';
 
 export * from './types';
+export { PhpRankServer };
 
 /** A fixed 60-character token, like the ones phpRank generates, for the default user. */
 export const DEFAULT_API_KEY = 'pRk9Xw2LqT7vB4nHc8ZsJ1mYd6FgA3eKu5VtN0bQrW7xP2oLiE4hGjS9aCfD';
@@ -11,7 +12,7 @@ export const DEFAULT_USER: PhpRankUser = { id: 1, name: 'Ada', email: 'ada@examp
 
 export async function startPhpRankServer(options: PhpRankServerOptions = {}): Promise<PhpRankServer> {
 	const basePath = (options.basePath ?? '').replace(/\/+$/, '');
-	const app = new PhpRankApp({
+	const app = new PhpRankServer({
 		...options,
 		basePath: !basePath || basePath.startsWith('/') ? basePath : `/${basePath}`,
 		users: options.users?.length ? options.users : [DEFAULT_USER],

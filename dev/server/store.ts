@@ -59,16 +59,14 @@ export class PhpRankStore {
 	private readonly libraries = new Map<number, Library>();
 	/** Sorted orders, cached until the next change so paging stays cheap. */
 	private readonly sorted = new Map<string, readonly unknown[]>();
-	private readonly usersByKey = new Map<string, PhpRankUser>();
 	private nextReportId = 1;
 	private nextProjectSequence = 1;
 
-	constructor(readonly users: readonly PhpRankUser[]) {
-		for (const user of users) this.usersByKey.set(user.apiKey, user);
-	}
+	constructor(readonly users: readonly PhpRankUser[]) {}
 
+	/** The first user with the key, as Laravel's `where(api_token)->first()` finds it. */
 	userByApiKey(apiKey: string): PhpRankUser | undefined {
-		return this.usersByKey.get(apiKey);
+		return this.users.find((user) => user.apiKey === apiKey);
 	}
 
 	reset(): void {

@@ -1,4 +1,5 @@
 /** Public types of the phpRank-compatible server. */
+import type { ReportTarget } from './reportUrl';
 
 export interface PhpRankUser {
 	id: number;
@@ -50,7 +51,7 @@ export interface PhpRankServerOptions {
 	maxReportsPerUser?: number;
 }
 
-/** The deployment around PHP (see PhpRankServer.setDeployment); a key left out means none (analysisMs: 0). */
+/** The deployment around PHP (see setDeployment); a key left out means none (analysisMs: 0). */
 export type Deployment = Pick<PhpRankServerOptions, 'workers' | 'analysisMs' | 'gatewayTimeoutMs'>;
 
 /** How a page has changed since it was first analyzed (see PhpRankServer.changePage). */
@@ -62,7 +63,7 @@ export interface PageChange {
 	quality: number;
 }
 
-export interface FaultMatch {
+interface FaultMatch {
 	/** HTTP method, case-insensitive. */
 	method?: string;
 	/** Exact path or pattern, matched against the decoded path after basePath (e.g. '/api/v1/reports'). */
@@ -126,14 +127,9 @@ export interface RecordedRequest {
 }
 
 /** A report as stored, for asserting on server state: its times as ISO text. */
-export interface ReportState {
+export interface ReportState extends ReportTarget {
 	id: number;
 	userId: number;
-	/** Normalised URL as the API shows it. */
-	url: string;
-	/** The absolute URL that was analyzed. */
-	targetUrl: string;
-	project: string;
 	/** Unrounded score of the latest analysis. */
 	score: number;
 	/** The quality of a changed page at its latest analysis (see PhpRankServer.changePage); absent for a page as phpRank first saw it. */
@@ -154,38 +150,4 @@ export interface ProjectState {
 	/** Sum of the reports' integer scores. */
 	result: number;
 	createdAt: string;
-}
-
-export type InjectedFault = { id: number };
-
-export interface PhpRankServer {
-	/** Base URL including basePath, e.g. http://127.0.0.1:40123/phprank */
-	readonly url: string;
-	readonly port: number;
-	/** API key of the first (default) user. */
-	readonly apiKey: string;
-	/** Every request received (except control-API calls), in order. */
-	readonly requests: RecordedRequest[];
-	clearRequests(): void;
-	/** Wipes reports, projects, recorded requests, faults and rate-limit counters; keeps the deployment. */
-	reset(): void;
-	seedReports(count: number, options?: SeedOptions): number[];
-	/** Creates `count` distinct projects, each with one report; returns their names. */
-	seedProjects(count: number, options?: { userId?: number }): string[];
-	reports(userId?: number): ReportState[];
-	projects(userId?: number): ProjectState[];
-	injectFault(fault: Fault): InjectedFault;
-	clearFaults(): void;
-	setRateLimit(config: RateLimitConfig | false): void;
-	/** Replaces workers, analysisMs and gatewayTimeoutMs at once; requests already under way keep their proxy timeout. */
-	setDeployment(deployment: Deployment): void;
-	/** Resolves once no request is queued for a worker or being worked on (requests still arriving are not waited for). */
-	idle(): Promise<void>;
-	/**
-	 * Simulates an edit of the page at `url` (absolute, or as phpRank shows it, e.g. example.com/blog): the
-	 * next creates and re-analyses of it score the changed page. Reports keep their results until re-analyzed.
-	 * `undefined` restores the page as it was; reset() restores every page.
-	 */
-	changePage(url: string, change: PageChange | undefined): void;
-	close(): Promise<void>;
 }
