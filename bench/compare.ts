@@ -6,22 +6,12 @@
  */
 import { readFileSync } from 'node:fs';
 
-import type { Job, VariantId } from './plan';
+import type { Measurement } from './index';
+import type { VariantId } from './plan';
 import { describeJob, VARIANT_LABELS } from './plan';
 import { median } from './processes';
 
-interface Saved {
-	results: Array<{
-		caseId: string;
-		job: Job;
-		variant: VariantId;
-		runs: Array<{ requests: number; records: number }>;
-		timedMs: number[];
-		timedCpuMs: number[];
-		baseRss: number;
-		peakRss: number;
-	}>;
-}
+type Saved = { results: Measurement[] };
 
 const change = (a: number, b: number) => (a > 0 ? `${b >= a ? '+' : ''}${(((b - a) / a) * 100).toFixed(0)} %` : 'n/a');
 

@@ -1,19 +1,9 @@
 /**
- * `npm run bench`: the phpRank node against the fewest requests each job allows, a raw undici
- * client doing the same job, and n8n's HTTP Request node set up as n8n's documentation shows, all
- * against the bundled phpRank-compatible server (rate limit off, a fixed latency per request).
- *
- *   npm run bench                        full run: 6 timed runs per client, one process per case and client
- *   npm run bench -- --short             short run: 3 timed runs, fewer records and items, the node, undici
- *                                        and the HTTP Request node only, one process per client for all cases
- *   npm run bench -- --json out.json     also writes every figure as JSON
- *   npm run bench -- --cases 4a,4b       only these cases (5, loading the node, is always measured)
- *   npm run bench -- --cases 6           only the slow phpRank behind a proxy (bench/slowServer.ts)
- *
- * The server runs in this process and counts the requests and records of every run; each client
- * runs in a process of its own (bench/worker.ts), so that its memory is its own. Benchmarks are
- * not tests: a missed goal is printed, never turned into an exit code. Only a crash, or a client
- * that did not do the whole job, fails the run.
+ * `npm run bench`: the phpRank node against the fewest requests each job allows, raw undici and n8n's HTTP Request
+ * node (options, cases and goals: BENCHMARKS.md). The server runs in this process and counts the requests and
+ * records of every run; each client runs in a process of its own (bench/worker.ts), so that its memory is its own.
+ * A missed goal is printed, never turned into an exit code: only a crash, or a client that did not do the whole
+ * job, fails the run.
  */
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -22,6 +12,7 @@ import { parseArgs } from 'node:util';
 
 import { REPOSITORY_ROOT } from '../dev/n8n/util';
 import type { PhpRankServer, PhpRankServerOptions, RecordedRequest } from '../dev/server';
+import { reportListQuery } from '../dev/server/listQuery';
 import type { ExpressionTally } from './clients/expressions';
 import type { Fewest, Job, VariantId } from './plan';
 import {
@@ -32,7 +23,6 @@ import {
 	onePageSizeWindows,
 	primingJob,
 	recordsOnPage,
-	recordsServed,
 	VARIANT_LABELS,
 } from './plan';
 import type { Worker } from './processes';
@@ -42,6 +32,7 @@ import {
 	LATENCY_MS,
 	listenOverflows,
 	loadAverage,
+	log,
 	markdownTable,
 	median,
 	runScript,
@@ -49,18 +40,12 @@ import {
 	startServer,
 	startWorkers,
 } from './processes';
-import { measureSlowServer, slowServerTable, slowServerTitle, slowServerVerdicts } from './slowServer';
-import type { Phase } from './worker';
+import { measureSlowServer, slowServerTable, SLOW_SERVER_TITLE, slowServerVerdicts } from './slowServer';
+import type { Done, Phase } from './worker';
 
 const SLOW_SERVER_CASE = '6';
 
-/**
- * What the node should reach. Lists: time within 1.2× and job memory within 1.5× of raw undici,
- * fewer requests and less time than the HTTP Request node. The item jobs, where every n8n client is
- * bound by n8n's work per item: time at most the HTTP Request node's or, where the declarative
- * engine's own floor (bench/floor) is above that, within 1.1× of the floor; job memory at most 1.3×
- * the HTTP Request node's.
- */
+/** What the node should reach (BENCHMARKS.md, Goals). */
 const GOALS = { timeRatio: 1.2, memoryRatio: 1.5, floorRatio: 1.1, itemMemoryRatioToHttp: 1.3 };
 /**
  * Below this, two processes' RSS growth cannot be told apart: V8 commits heap in steps of
@@ -70,8 +55,6 @@ const MEMORY_NOISE_FLOOR = 5 * 1024 * 1024;
 
 /** Clients whose n8n expression evaluations are counted in one extra run, to show where their time goes. */
 const EXPLAINED: VariantId[] = ['phpRank', 'floor', 'httpRequest'];
-
-const log = (...lines: string[]) => console.log(lines.join('\n'));
 
 function settingsFromArguments() {
 	const { values } = parseArgs({
@@ -91,30 +74,16 @@ function settingsFromArguments() {
 
 type Settings = ReturnType<typeof settingsFromArguments>;
 
-interface CaseSpec {
-	id: string;
-	title: string;
-	server: PhpRankServerOptions;
-	/** Wipe the server before every run (creates would otherwise pile up). */
-	resetEachRun?: boolean;
-	/**
-	 * Measure in several rounds of fresh processes (full runs), the timed runs spread over them: a
-	 * process's memory can be measured once only (V8 keeps what it took), so this repeats it.
-	 */
-	inRounds?: boolean;
-	jobs: Array<{ job: Job; variants: VariantId[] }>;
-}
+type CaseSpec = { id: string; title: string; server: PhpRankServerOptions; jobs: Array<{ job: Job; variants: VariantId[] }> };
 
 function plan(settings: Settings): CaseSpec[] {
 	const reports = settings.short ? 1_000 : 10_000;
 	const projects = settings.short ? 300 : 1_000;
 	const items = settings.short ? 100 : 1_000;
-	// Short runs leave out the HTTP Request meta check, the fewest-records client and the known rate limit: references
-	// for the full run.
+	// References for the full run only (main() names them for the short run).
 	const full = (variants: VariantId[]) => (settings.short ? [] : variants);
 	const listVariants: VariantId[] = ['phpRank', 'undici', 'httpRequest', ...full(['httpRequestMeta'])];
-	// The floor: the least a declarative node makes n8n do for the same request per item. The node with only
-	// its shown properties and the floor with the node's hidden ones: what the engine spends on declared properties.
+	// The node with only its shown properties and the floor with the node's hidden ones: what the engine spends on them.
 	const declaredProperties: VariantId[] = ['phpRankShownOnly', 'floorPadded'];
 	const itemVariants: VariantId[] = ['phpRank', ...declaredProperties, 'floor', 'undici', 'httpRequest'];
 	// What the lone first request costs while the node has not learnt the server's rate limit.
@@ -126,6 +95,10 @@ function plan(settings: Settings): CaseSpec[] {
 		const fewest: VariantId[] = full(fewestPossible(job).records < oneSize ? ['undiciFewest'] : []);
 		return { job, variants: ['phpRank', 'undici', ...fewest, 'httpRequest'] };
 	};
+	const [create, get]: Job[] = [
+		{ kind: 'create', items },
+		{ kind: 'get', items },
+	];
 	const returnAll = (resource: 'reports' | 'projects', total: number) => [
 		{ job: { kind: 'list', resource, total } as Job, variants: listVariants },
 	];
@@ -143,44 +116,21 @@ function plan(settings: Settings): CaseSpec[] {
 			server: { seedProjects: projects },
 			jobs: returnAll('projects', projects),
 		},
-		{
-			id: '4a',
-			title: `${items} items each creating a report (rate limit off)`,
-			server: {},
-			resetEachRun: true,
-			inRounds: true,
-			jobs: [{ job: { kind: 'create', items }, variants: itemVariants }],
-		},
-		{
-			id: '4b',
-			title: `${items} items each getting a report`,
-			server: { seedReports: items },
-			inRounds: true,
-			jobs: [{ job: { kind: 'get', items }, variants: getVariants }],
-		},
+		{ id: '4a', title: `${items} items each creating a report (rate limit off)`, server: {}, jobs: [{ job: create, variants: itemVariants }] },
+		{ id: '4b', title: `${items} items each getting a report`, server: { seedReports: items }, jobs: [{ job: get, variants: getVariants }] },
 	];
 }
 
-interface RunFigures {
-	ms: number;
-	/** CPU time of the client's process (user and system) during the run. */
-	cpuMs: number;
-	requests: number;
-	records: number;
-	failedRequests: number;
-}
+type RunFigures = Pick<Done, 'ms' | 'cpuMs'> & { requests: number; records: number; failedRequests: number };
 
-interface Measurement {
+export interface Measurement {
 	caseId: string;
 	job: Job;
 	variant: VariantId;
 	fewest: Fewest;
 	/** The measured (memory) runs and the timed runs. */
 	runs: RunFigures[];
-	/**
-	 * The timed runs in order. Run n of every client of a job ran before run n + 1 of any, so the
-	 * clients' runs with the same index saw the same load: ratios are taken run by run.
-	 */
+	/** The timed runs in order, interleaved between clients (measureJob): ratios are taken run by run. */
 	timedMs: number[];
 	timedCpuMs: number[];
 	/** One measured run per fresh process (round): the primed, collected RSS and the peak during the run. */
@@ -192,34 +142,25 @@ interface Measurement {
 }
 
 /** One job of one case, in one set of client processes. */
-interface JobRun {
-	spec: CaseSpec;
-	server: PhpRankServer;
-	job: Job;
-	workers: Map<VariantId, Worker>;
-}
+type JobRun = { spec: CaseSpec; server: PhpRankServer; job: Job; workers: Map<VariantId, Worker> };
 
 const failed = (request: RecordedRequest) => request.status === undefined || request.status >= 300;
 
 /** One run of the job by one client; the server's count of what it received goes with it. */
 async function runOnce(at: JobRun, worker: Worker, phase: Phase) {
-	if (at.spec.resetEachRun) at.server.reset();
+	// Creates would otherwise pile up.
+	if (at.job.kind === 'create') at.server.reset();
 	at.server.clearRequests();
 	const job = phase === 'prime' ? primingJob(at.job) : at.job;
 	const reply = await worker.run({ job, target: { url: at.server.url, apiKey: at.server.apiKey }, phase });
 	const requests = at.server.requests;
 	const { job: measured } = at;
-	const records =
-		measured.kind === 'list'
-			? requests.reduce((sum, request) => sum + (request.status === 200 ? recordsServed(request.query, measured.total) : 0), 0)
-			: requests.filter((request) => !failed(request)).length;
-	const figures: RunFigures = {
-		ms: reply.ms,
-		cpuMs: reply.cpuMs,
-		requests: requests.length,
-		records,
-		failedRequests: requests.filter(failed).length,
-	};
+	// A list request's records: its page as the server reads `per_page` and `page`.
+	const served = (request: RecordedRequest) =>
+		measured.kind === 'list' ? recordsOnPage(reportListQuery(request.query), measured.total) : 1;
+	const records = requests.reduce((sum, request) => sum + (failed(request) ? 0 : served(request)), 0);
+	const failedRequests = requests.filter(failed).length;
+	const figures: RunFigures = { ms: reply.ms, cpuMs: reply.cpuMs, requests: requests.length, records, failedRequests };
 	return { reply, figures };
 }
 
@@ -280,7 +221,9 @@ async function runAll(cases: CaseSpec[], settings: Settings, distCopy: string): 
 	const shared = settings.short ? await startWorkers(variantsOf(cases), distCopy) : undefined;
 	for (const spec of cases) {
 		const server = await startServer(spec.server);
-		const rounds = shared || !spec.inRounds ? 1 : settings.rounds;
+		// The item jobs in several rounds of fresh processes (full runs), the timed runs spread over them: a process's
+		// memory can be measured once only (V8 keeps what it took), so this repeats it.
+		const rounds = shared || spec.jobs.every(({ job }) => job.kind === 'list') ? 1 : settings.rounds;
 		const byJob = new Map(spec.jobs.map(({ job }) => [job, new Map<VariantId, Measurement>()] as const));
 		for (let round = 0; round < rounds; round++) {
 			const pool = shared ?? (await startWorkers(variantsOf([spec]), distCopy));
@@ -295,17 +238,14 @@ async function runAll(cases: CaseSpec[], settings: Settings, distCopy: string): 
 		await server.close();
 		for (const m of [...byJob.values()].flatMap((measurements) => [...measurements.values()])) {
 			results.push(m);
-			const label = `${spec.id} ${describeJob(m.job)}`.padEnd(44);
-			log(
-				`  ${label} ${VARIANT_LABELS[m.variant].padEnd(26)} ${formatMs(median(m.timedMs)).padStart(8)} ms   (${((Date.now() - started) / 1000).toFixed(0)} s)`,
-			);
+			const elapsed = ((Date.now() - started) / 1000).toFixed(0);
+			log(`  ${caseLabel(m).padEnd(44)} ${VARIANT_LABELS[m.variant].padEnd(26)} ${medianMs(m).padStart(8)} ms   (${elapsed} s)`);
 		}
 	}
 	if (shared) await closeWorkers(shared);
 	return results;
 }
 
-// ---------------------------------------------------------------------------------------------
 // Case 5: loading the node.
 
 const LOAD_SCRIPT = `
@@ -340,41 +280,25 @@ function measureLoading(file: string, exportName: string, runs: number) {
 	};
 }
 
-const loadRow = (label: string, figures: ReturnType<typeof measureLoading>) => [
-	label,
-	formatMs(figures.coldMs),
-	formatMs(figures.nodeMs),
-	figures.descriptionBytes,
-];
+const loadRow = (label: string, f: ReturnType<typeof measureLoading>) => [label, formatMs(f.coldMs), formatMs(f.nodeMs), f.descriptionBytes];
 
-// ---------------------------------------------------------------------------------------------
 // Figures, goals and tables.
 
 const formatMs = (ms: number) => (ms >= 100 ? ms.toFixed(0) : ms.toFixed(1));
+const medianMs = (m: Measurement) => formatMs(median(m.timedMs));
+const caseLabel = (m: Measurement) => `${m.caseId} ${describeJob(m.job)}`;
 const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
 const jobRss = (m: Measurement) => Math.max(0, m.peakRss - m.baseRss);
 const roundRss = (m: Measurement) => m.memory.map(({ baseRss, peakRss }) => Math.max(0, peakRss - baseRss));
 const times = (a: number, b: number) => (b > 0 ? `${(a / b).toFixed(2)}×` : 'n/a');
 const most = (m: Measurement, figure: 'requests' | 'records') => Math.max(...m.runs.map((run) => run[figure]));
 
-function sameOrRange(values: number[]): string {
-	const low = Math.min(...values);
-	const high = Math.max(...values);
-	return low === high ? String(low) : `${low}-${high}`;
-}
-
-const jobKey = (job: Job) => JSON.stringify(job);
-
-function find(results: Measurement[], job: Job, variant: VariantId): Measurement | undefined {
-	return results.find((m) => m.variant === variant && jobKey(m.job) === jobKey(job));
-}
+const sameOrRange = (values: number[]) => [...new Set([Math.min(...values), Math.max(...values)])].join('-');
+const find = (results: Measurement[], job: Job, variant: VariantId) =>
+	results.find((m) => m.variant === variant && JSON.stringify(m.job) === JSON.stringify(job));
 
 /** Ratios of two clients' figures taken pairwise (same index: measured back to back, or in the same round). */
-interface Ratio {
-	median: number;
-	min: number;
-	max: number;
-}
+type Ratio = { median: number; min: number; max: number };
 
 function pairwise(a: number[], b: number[]): Ratio | undefined {
 	const ratios = a.slice(0, b.length).flatMap((value, index) => (b[index] > 0 ? [value / b[index]] : []));
@@ -404,10 +328,9 @@ function mainTable(results: Measurement[]): string[] {
 	const rows = results.map((m) => {
 		const raw = find(results, m.job, 'undici');
 		const vsRaw = (value: number, of: (m: Measurement) => number) => (raw ? ` (${times(value, of(raw))})` : '');
-		const time = median(m.timedMs);
-		const cpu = median(m.timedCpuMs);
+		const [time, cpu] = [median(m.timedMs), median(m.timedCpuMs)];
 		return [
-			`${m.caseId} ${describeJob(m.job)}`,
+			caseLabel(m),
 			VARIANT_LABELS[m.variant],
 			sameOrRange(m.runs.map((run) => run.requests)),
 			m.fewest.requests,
@@ -428,30 +351,22 @@ const comparedRunByRun = (job: Job) => job.kind !== 'list' || (job.resource === 
 
 function ratioTable(results: Measurement[]): string[] {
 	const references: VariantId[] = ['floor', 'httpRequest', 'undici'];
-	const figures = [
-		['time', 'Time'],
-		['cpu', 'Client CPU'],
-		['memory', 'Job RSS'],
-	] as const;
-	const header = ['Case', 'Client', ...figures.flatMap(([, what]) => references.map((ref) => `${what} × ${VARIANT_LABELS[ref]}`))];
+	const figures = { time: 'Time', cpu: 'Client CPU', memory: 'Job RSS' } as const;
+	const header = ['Case', 'Client', ...Object.values(figures).flatMap((what) => references.map((ref) => `${what} × ${VARIANT_LABELS[ref]}`))];
 	const compared = results.filter((m) => comparedRunByRun(m.job) && !references.includes(m.variant));
 	const rows = compared.map((m) => {
 		const ratios = references.map((ref) => find(results, m.job, ref)).map((reference) => reference && against(m, reference));
 		return [
-			`${m.caseId} ${describeJob(m.job)}`,
+			caseLabel(m),
 			VARIANT_LABELS[m.variant],
-			...figures.flatMap(([figure]) => ratios.map((r) => (r ? formatRatio(r[figure]) : ''))),
+			...(Object.keys(figures) as Array<keyof typeof figures>).flatMap((figure) => ratios.map((r) => (r ? formatRatio(r[figure]) : ''))),
 		];
 	});
 	return markdownTable(header, rows, [0, 1]);
 }
 
-interface Verdict {
-	goal: string;
-	/** Left out for a figure shown beside the goals. */
-	met?: boolean;
-	detail: string;
-}
+/** `met` is left out for a figure shown beside the goals. */
+type Verdict = { goal: string; met?: boolean; detail: string };
 
 /** The item jobs: against n8n's own clients, as raw undici is out of reach of any n8n node. */
 function itemVerdicts(results: Measurement[], job: Job): Verdict[] {
@@ -460,7 +375,6 @@ function itemVerdicts(results: Measurement[], job: Job): Verdict[] {
 	).map((variant) => find(results, job, variant)!);
 	const [toHttp, toFloor, toRaw] = [against(node, http), against(node, floor), against(node, raw)];
 	const floorToHttp = pairwise(floor.timedMs, http.timedMs)!;
-	const ms = (m: Measurement) => formatMs(median(m.timedMs));
 	const timeAndMemory = ({ time, memory }: ReturnType<typeof against>) => `time ${formatRatio(time)}, job memory ${formatRatio(memory)}`;
 	const memoryRuns = node.memory.length === 1 ? 'one memory run each' : `median of ${node.memory.length} fresh processes each`;
 	return [
@@ -468,8 +382,8 @@ function itemVerdicts(results: Measurement[], job: Job): Verdict[] {
 			goal: `time ≤ HTTP Request node's, or ≤ ${GOALS.floorRatio}× the floor where the floor is above it`,
 			met: toHttp.time!.median <= 1 || (floorToHttp.median > 1 && toFloor.time!.median <= GOALS.floorRatio),
 			detail:
-				`${ms(node)} ms: ${formatRatio(toHttp.time)} HTTP Request (${ms(http)} ms; client CPU ${formatRatio(toHttp.cpu)}), ` +
-				`${formatRatio(toFloor.time)} the floor (${ms(floor)} ms; client CPU ${formatRatio(toFloor.cpu)}); ` +
+				`${medianMs(node)} ms: ${formatRatio(toHttp.time)} HTTP Request (${medianMs(http)} ms; client CPU ${formatRatio(toHttp.cpu)}), ` +
+				`${formatRatio(toFloor.time)} the floor (${medianMs(floor)} ms; client CPU ${formatRatio(toFloor.cpu)}); ` +
 				`the floor is ${formatRatio(floorToHttp)} HTTP Request`,
 		},
 		{
@@ -519,32 +433,39 @@ function listVerdicts(results: Measurement[], job: Job): Verdict[] {
 				`; whole process ${mb(node.peakRss)} vs ${mb(raw.peakRss)} MB, ${times(node.peakRss, raw.peakRss)}`,
 		},
 		{ goal: 'fewer requests than HTTP Request', met: requests < httpRequests, detail: `${requests} vs ${httpRequests}${equal}` },
-		{
-			goal: 'less time than HTTP Request',
-			met: time < httpTime,
-			detail: `${formatMs(time)} vs ${formatMs(httpTime)} ms, ${times(time, httpTime)}`,
-		},
+		{ goal: 'less time than HTTP Request', met: time < httpTime, detail: `${formatMs(time)} vs ${formatMs(httpTime)} ms, ${times(time, httpTime)}` },
 	];
 }
 
 function verdicts(results: Measurement[], job: Job): Verdict[] {
 	const node = find(results, job, 'phpRank')!;
-	const requests = most(node, 'requests');
-	const list: Verdict[] = [
-		{
-			goal: 'requests = fewest possible',
-			met: requests === node.fewest.requests,
-			detail: `${requests} vs ${node.fewest.requests} (${node.fewest.how})`,
-		},
+	const { fewest } = node;
+	const ms = (variant: VariantId) => medianMs(find(results, job, variant)!);
+	const [requests, records] = [most(node, 'requests'), most(node, 'records')];
+	const all: Verdict[] = [
+		{ goal: 'requests = fewest possible', met: requests === fewest.requests, detail: `${requests} vs ${fewest.requests} (${fewest.how})` },
 	];
-	if (job.kind !== 'list') return [...list, ...itemVerdicts(results, job)];
-	const records = most(node, 'records');
-	list.push({
-		goal: 'records fetched = fewest possible',
-		met: records === node.fewest.records,
-		detail: `${records} vs ${node.fewest.records}`,
-	});
-	return [...list, ...listVerdicts(results, job)];
+	if (job.kind !== 'list') all.push(...itemVerdicts(results, job));
+	else {
+		all.push(
+			{ goal: 'records fetched = fewest possible', met: records === fewest.records, detail: `${records} vs ${fewest.records}` },
+			...listVerdicts(results, job),
+		);
+		if (find(results, job, 'undiciFewest')) {
+			const oneSize = describeWindows(onePageSizeWindows(job.limit ?? job.total, job.total));
+			all.push({
+				goal: `the fewest records take mixed page sizes (${fewest.how})`,
+				detail: `undici so ${ms('undiciFewest')} ms, with one page size (${oneSize}) ${ms('undici')} ms`,
+			});
+		}
+	}
+	if (find(results, job, 'phpRankKnownLimit')) {
+		all.push({
+			goal: 'the lone first request (rate limit not yet known)',
+			detail: `${ms('phpRank')} ms, limit already known: ${ms('phpRankKnownLimit')} ms`,
+		});
+	}
+	return all;
 }
 
 function expressionTable(results: Measurement[]): string[] {
@@ -558,17 +479,7 @@ function expressionTable(results: Measurement[]): string[] {
 			.join('; ');
 		const each = `${formatMs(tally.ms)} ms (${(tally.ms / tally.evaluations).toFixed(2)} ms each)`;
 		const share = `${((100 * tally.ms) / ms).toFixed(0)} % of ${formatMs(ms)} ms`;
-		return [
-			[
-				`${m.caseId} ${describeJob(m.job)}`,
-				VARIANT_LABELS[m.variant],
-				tally.evaluations,
-				(tally.evaluations / units).toFixed(1),
-				who,
-				each,
-				share,
-			],
-		];
+		return [[caseLabel(m), VARIANT_LABELS[m.variant], tally.evaluations, (tally.evaluations / units).toFixed(1), who, each, share]];
 	});
 	const header = ['Case', 'Client', 'Evaluations', 'Per item (page)', 'Who asked', 'Time in evaluations', 'Share of that run'];
 	return rows.length ? markdownTable(header, rows, [0, 1, 4]) : [];
@@ -578,26 +489,19 @@ async function main(): Promise<void> {
 	const settings = settingsFromArguments();
 	const started = Date.now();
 	const distCopy = snapshotBuild(log);
+	const { short, timedRuns, rounds } = settings;
 	log(
-		`phpRank node benchmarks${settings.short ? ' (short run)' : ''}: bundled phpRank-compatible server, rate limit off, ${LATENCY_MS} ms latency per request`,
-	);
-	log(...describeRun('bench'));
-	log('Baseline: undici with pages of 100 for Return All, the smallest page holding the limit, every item at once for the item jobs.');
-	log(
+		`phpRank node benchmarks${short ? ' (short run)' : ''}: bundled phpRank-compatible server, rate limit off, ${LATENCY_MS} ms latency per request`,
+		...describeRun('bench'),
+		'Baseline: undici with pages of 100 for Return All, the smallest page holding the limit, every item at once for the item jobs.',
 		`HTTP Request node: n8n-nodes-base from the dev dependencies, set up as n8n's docs show (Header Auth, Accept, pagination by {{ $pageCount + 1 }}).`,
-	);
-	log(
 		'Declarative floor (item jobs): bench/floor, the least a declarative node makes n8n do for the same request per item, with the phpRank credential.',
+		...(short ? ['Not used by the short run: the HTTP Request meta check, the fewest-records client, the known rate limit.'] : []),
+		`Each client runs in ${short ? 'one process for all cases (memory figures indicative only)' : 'a fresh process per case'}; ` +
+			`per job: a priming run, a measured run (memory), ${timedRuns} timed runs` +
+			(short ? '.' : `; the item jobs in ${rounds} rounds of fresh processes (${rounds} memory runs, ${Math.ceil(timedRuns / rounds)} timed runs each).`),
+		'',
 	);
-	if (settings.short) log('Not used by the short run: the HTTP Request meta check, the fewest-records client, the known rate limit.');
-	log(
-		`Each client runs in ${settings.short ? 'one process for all cases (memory figures indicative only)' : 'a fresh process per case'}; ` +
-			`per job: a priming run, a measured run (memory), ${settings.timedRuns} timed runs` +
-			(settings.short
-				? '.'
-				: `; the item jobs in ${settings.rounds} rounds of fresh processes (${settings.rounds} memory runs, ${Math.ceil(settings.timedRuns / settings.rounds)} timed runs each).`),
-	);
-	log();
 
 	const planned = plan(settings);
 	const known = [...planned.map((spec) => spec.id), SLOW_SERVER_CASE];
@@ -607,7 +511,7 @@ async function main(): Promise<void> {
 	const cases = planned.filter((spec) => chosen(spec.id));
 	const slowServer = chosen(SLOW_SERVER_CASE);
 	for (const spec of cases) log(`${spec.id}. ${spec.title}`);
-	if (slowServer) log(`${SLOW_SERVER_CASE}. ${slowServerTitle()}`);
+	if (slowServer) log(`${SLOW_SERVER_CASE}. ${SLOW_SERVER_TITLE}`);
 	log();
 	const overflowsBefore = listenOverflows();
 	const results = await runAll(cases, settings, distCopy);
@@ -637,7 +541,7 @@ async function main(): Promise<void> {
 	);
 	if (slowServer) {
 		section(
-			`${SLOW_SERVER_CASE}. ${slowServerTitle()}: one run each, the node from source in this process`,
+			`${SLOW_SERVER_CASE}. ${SLOW_SERVER_TITLE}: one run each, the node from source in this process`,
 			slowServerTable(slowServerFigures),
 		);
 	}
@@ -650,30 +554,12 @@ async function main(): Promise<void> {
 			'the item jobs, time against the HTTP Request node or the declarative floor and memory against the HTTP Request node. ' +
 			'Ratios taken run by run (runs of the same index ran back to back; memory: round by round, fresh processes): median (min-max).',
 	);
-	for (const m of results.filter((result) => result.variant === 'phpRank')) {
-		log(`- ${m.caseId} ${describeJob(m.job)}`);
-		for (const verdict of verdicts(results, m.job)) {
-			log(`    ${verdict.met === undefined ? 'note  ' : verdict.met ? 'met   ' : 'MISSED'}  ${verdict.goal}: ${verdict.detail}`);
-		}
-		const fewest = find(results, m.job, 'undiciFewest');
-		if (fewest && m.job.kind === 'list') {
-			const raw = find(results, m.job, 'undici')!;
-			log(
-				`    note    the fewest records take mixed page sizes (${m.fewest.how}): undici so ${formatMs(median(fewest.timedMs))} ms, ` +
-					`with one page size (${describeWindows(onePageSizeWindows(m.job.limit ?? m.job.total, m.job.total))}) ${formatMs(median(raw.timedMs))} ms`,
-			);
-		}
-		const knownLimit = find(results, m.job, 'phpRankKnownLimit');
-		if (knownLimit) {
-			log(
-				`    note    the lone first request (rate limit not yet known): ${formatMs(median(m.timedMs))} ms, limit already known: ${formatMs(median(knownLimit.timedMs))} ms`,
-			);
-		}
-	}
-	if (slowServer) {
-		log(`- ${SLOW_SERVER_CASE} slow phpRank behind a proxy`);
-		log(...slowServerVerdicts(slowServerFigures));
-	}
+	const printVerdicts = (heading: string, list: Verdict[]) => {
+		const mark = (met?: boolean) => (met === undefined ? 'note  ' : met ? 'met   ' : 'MISSED');
+		log(`- ${heading}`, ...list.map(({ met, goal, detail }) => `    ${mark(met)}  ${goal}: ${detail}`));
+	};
+	for (const m of results.filter((result) => result.variant === 'phpRank')) printVerdicts(caseLabel(m), verdicts(results, m.job));
+	if (slowServer) printVerdicts(`${SLOW_SERVER_CASE} slow phpRank behind a proxy`, slowServerVerdicts(slowServerFigures));
 	for (const m of results.filter((result) => result.runs.some((run) => run.failedRequests > 0))) {
 		log(`Note: ${VARIANT_LABELS[m.variant]}, ${describeJob(m.job)}: the server answered some requests with an error`);
 	}
@@ -684,10 +570,8 @@ async function main(): Promise<void> {
 	log(`Load average at the end: ${loadAverage()}; ${((Date.now() - started) / 1000).toFixed(0)} s in all.`);
 
 	if (settings.jsonFile) {
-		writeFileSync(
-			settings.jsonFile,
-			JSON.stringify({ settings, results, load: { phpRank: nodeLoad, httpRequest: httpLoad }, slowServer: slowServerFigures }, null, 2),
-		);
+		const figures = { settings, results, load: { phpRank: nodeLoad, httpRequest: httpLoad }, slowServer: slowServerFigures };
+		writeFileSync(settings.jsonFile, JSON.stringify(figures, null, 2));
 		log(`Figures written to ${settings.jsonFile}`);
 	}
 }

@@ -5,6 +5,7 @@
 import path from 'node:path';
 
 import { REPOSITORY_ROOT } from '../dev/n8n/util';
+import type { PhpRankServer } from '../dev/server';
 import { PER_PAGE_CHOICES } from '../dev/server/listQuery';
 
 /**
@@ -29,10 +30,7 @@ export type Job =
 	| { kind: 'create' | 'get'; items: number };
 
 /** The phpRank server a client talks to. */
-export interface Target {
-	url: string;
-	apiKey: string;
-}
+export type Target = Pick<PhpRankServer, 'url' | 'apiKey'>;
 
 /** The items pinned on the Manual Trigger: one empty item for a list, else a URL to create a report for or a report ID to get. */
 export function inputItems(job: Job): Array<Record<string, string | number>> {
@@ -43,23 +41,9 @@ export function inputItems(job: Job): Array<Record<string, string | number>> {
 }
 
 /** One page request: `per_page` and `page`. */
-export interface PageWindow {
-	perPage: number;
-	page: number;
-}
+export type PageWindow = { perPage: number; page: number };
 
-export type VariantId =
-	| 'phpRank'
-	| 'phpRankKnownLimit'
-	| 'phpRankShownOnly'
-	| 'floor'
-	| 'floorPadded'
-	| 'undici'
-	| 'undiciFewest'
-	| 'httpRequest'
-	| 'httpRequestMeta';
-
-export const VARIANT_LABELS: Record<VariantId, string> = {
+export const VARIANT_LABELS = {
 	phpRank: 'phpRank node',
 	phpRankKnownLimit: 'phpRank node, limit known',
 	phpRankShownOnly: 'phpRank node, shown properties only',
@@ -70,6 +54,8 @@ export const VARIANT_LABELS: Record<VariantId, string> = {
 	httpRequest: 'HTTP Request node',
 	httpRequestMeta: 'HTTP Request, meta check',
 };
+
+export type VariantId = keyof typeof VARIANT_LABELS;
 
 /** Records the page holds when the server has `total` of them. */
 export function recordsOnPage(window: PageWindow, total: number): number {
@@ -123,12 +109,8 @@ export function fewestWindows(limit: number, total: number): PageWindow[] {
 	return best.get(target)!.windows;
 }
 
-export interface Fewest {
-	requests: number;
-	records: number;
-	/** How that minimum is reached, for the table. */
-	how: string;
-}
+/** The fewest requests and records, and how that minimum is reached (for the table). */
+export type Fewest = { requests: number; records: number; how: string };
 
 export function fewestPossible(job: Job): Fewest {
 	if (job.kind !== 'list') return { requests: job.items, records: job.items, how: 'one request per item' };
@@ -152,13 +134,6 @@ export function describeWindows(windows: PageWindow[]): string {
 	return runs
 		.map(({ perPage, first, last }) => (first === last ? `page ${first} of ${perPage}` : `pages ${first}-${last} of ${perPage}`))
 		.join(' + ');
-}
-
-/** Records the server sent for a list request it received, from its `per_page` and `page`. */
-export function recordsServed(query: Record<string, string>, total: number): number {
-	const perPage = PER_PAGE_CHOICES.includes(Number(query.per_page)) ? Number(query.per_page) : 10;
-	const page = /^\d+$/.test(query.page ?? '') && Number(query.page) >= 1 ? Number(query.page) : 1;
-	return recordsOnPage({ perPage, page }, total);
 }
 
 /** Items each job must output: the proof that the client did the whole job. */

@@ -99,14 +99,12 @@ const LISTEN_BACKLOG = 4096;
 
 export async function startServer(options: PhpRankServerOptions): Promise<PhpRankServer> {
 	const listen = net.Server.prototype.listen;
-	type Listen = (this: net.Server, ...args: unknown[]) => net.Server;
-	(net.Server.prototype as unknown as { listen: Listen }).listen = function (this: net.Server, ...args: unknown[]) {
-		const [port, host, callback] = args;
-		if (args.length === 3 && typeof port === 'number' && typeof host === 'string' && typeof callback === 'function') {
-			return (listen as Listen).call(this, port, host, LISTEN_BACKLOG, callback);
-		}
-		return (listen as Listen).apply(this, args);
-	};
+	// The server listens on (port, host[, callback]): the backlog goes after the host.
+	net.Server.prototype.listen = function (this: net.Server, ...args: unknown[]) {
+		const [port, host, ...rest] = args;
+		const withBacklog = typeof port === 'number' && typeof host === 'string' ? [port, host, LISTEN_BACKLOG, ...rest] : args;
+		return listen.apply(this, withBacklog as [never]);
+	} as typeof listen;
 	try {
 		return await startPhpRankServer({ ...options, latencyMs: LATENCY_MS, rateLimit: false });
 	} finally {
@@ -179,6 +177,8 @@ export function markdownTable(header: string[], rows: Array<Array<string | numbe
 	const line = (cells: Array<string | number>) => `| ${cells.join(' | ')} |`;
 	return [line(header), `|${header.map((_, index) => (textColumns.includes(index) ? '---' : '---:')).join('|')}|`, ...rows.map(line)];
 }
+
+export const log = (...lines: string[]) => console.log(lines.join('\n'));
 
 /** Runs a benchmark script's main function: exit code 0 when it is done, 1 (with the error) when it throws. */
 export function runScript(main: () => Promise<void>): void {

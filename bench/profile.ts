@@ -3,12 +3,8 @@
  * or getting a report), for the phpRank node, the declarative floor (bench/floor) and n8n's HTTP
  * Request node. Each client runs in a process of its own against the bundled server (as in
  * `npm run bench`), under V8's sampling CPU profiler during the profiled runs only; every sample is
- * then put in one group by its stack, which is what a .cpuprofile in Chrome DevTools does not tell.
- *
- *   npm run bench:profile                                 3 profiled runs per client and job, 1,000 items
- *   npm run bench:profile -- --runs 5 --items 500
- *   npm run bench:profile -- --jobs get --clients phpRank,floor
- *   npm run bench:profile -- --keep profiles/             also keeps every .cpuprofile (opens in Chrome DevTools)
+ * then put in one group by its stack, which is what a .cpuprofile in Chrome DevTools does not tell. Options:
+ * --runs, --items, --jobs create,get, --clients phpRank,floor,httpRequest, --keep <folder> (keeps every .cpuprofile).
  *
  * Shares of samples are what to compare: they hold on a loaded machine, where times do not. Every
  * sample counts the same: the time between two samples also holds the time the process waited for
@@ -30,6 +26,7 @@
  *    to the caller that did decide. What no frame claims is "other".
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import type { Profiler, Runtime } from 'node:inspector';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -41,6 +38,7 @@ import {
 	describeRun,
 	LATENCY_MS,
 	loadAverage,
+	log,
 	markdownTable,
 	median,
 	runScript,
@@ -65,16 +63,7 @@ const GROUP_LABELS = {
 
 type Group = keyof typeof GROUP_LABELS;
 
-interface CallFrame {
-	functionName: string;
-	url: string;
-}
-
-/** A V8 CPU profile, as the inspector's Profiler writes it (.cpuprofile). */
-interface CpuProfile {
-	nodes: Array<{ id: number; callFrame: CallFrame; children?: number[] }>;
-	samples: number[];
-}
+type CallFrame = Runtime.CallFrame;
 
 const EXPRESSION_FILE =
 	/n8n-workflow[\\/]dist[\\/](?:cjs|esm)[\\/](?:expression[^\\/]*|workflow-expression|workflow-data-proxy[^\\/]*|augment-object|native-methods[\\/].*|extensions[\\/].*|expressions[\\/].*)\.js$|@n8n[\\/](?:tournament|expression-runtime)[\\/]|[\\/]luxon[\\/]|[\\/]jmespath[\\/]/;
@@ -140,7 +129,7 @@ interface ClientProfile {
 const add = <K>(counts: Map<K, number>, key: K) => counts.set(key, (counts.get(key) ?? 0) + 1);
 
 /** Adds one profile's samples to `into`. */
-function classify(profile: CpuProfile, into: ClientProfile): void {
+function classify(profile: Profiler.Profile, into: ClientProfile): void {
 	const byId = new Map(profile.nodes.map((node) => [node.id, node]));
 	const parentOf = new Map<number, number>();
 	for (const node of profile.nodes) for (const child of node.children ?? []) parentOf.set(child, node.id);
@@ -154,7 +143,7 @@ function classify(profile: CpuProfile, into: ClientProfile): void {
 		if (stack.some((frame) => EXPRESSION_FILE.test(frame.url))) return 'expression';
 		return stack.map(frameGroup).find((group) => group !== undefined) ?? 'other';
 	};
-	for (const id of profile.samples) {
+	for (const id of profile.samples ?? []) {
 		const group = decided.get(id) ?? decide(id);
 		decided.set(id, group);
 		add(into.samples, group);
@@ -205,19 +194,15 @@ async function profileJob(
 	const target = { url: server.url, apiKey: server.apiKey };
 	const workers = await startWorkers(at.settings.clients, at.distCopy);
 	for (const worker of workers.values()) await worker.run({ job: primingJob(job), target, phase: 'prime' });
-	const profiles = at.settings.clients.map((variant): ClientProfile => ({
-		variant,
-		samples: new Map(),
-		functions: new Map(),
-		cpuMs: [],
-		ms: [],
-	}));
+	const profiles = at.settings.clients.map(
+		(variant): ClientProfile => ({ variant, samples: new Map(), functions: new Map(), cpuMs: [], ms: [] }),
+	);
 	for (let run = 1; run <= at.settings.runs; run++) {
 		for (const profile of profiles) {
 			if (job.kind === 'create') server.reset();
 			const profileFile = path.join(at.directory, `${job.kind}-${profile.variant}-${run}.cpuprofile`);
 			const reply = await workers.get(profile.variant)!.run({ job, target, phase: 'profile', profileFile });
-			classify(JSON.parse(readFileSync(profileFile, 'utf8')) as CpuProfile, profile);
+			classify(JSON.parse(readFileSync(profileFile, 'utf8')) as Profiler.Profile, profile);
 			profile.cpuMs.push(reply.cpuMs);
 			profile.ms.push(reply.ms);
 		}
@@ -252,24 +237,21 @@ function groupTable(profiles: ClientProfile[], items: number): string[] {
 
 async function main(): Promise<void> {
 	const settings = settingsFromArguments();
-	const log = (line = '') => console.log(line);
 	const distCopy = snapshotBuild(log);
 	const directory = settings.keep ? path.resolve(settings.keep) : mkdtempSync(path.join(os.tmpdir(), 'phprank-profile-'));
 	mkdirSync(directory, { recursive: true });
 	if (!settings.keep) process.once('exit', () => rmSync(directory, { recursive: true, force: true }));
 	log(
 		`Where the per-item time goes: V8 CPU profiles of ${settings.runs} runs per client and job, ${settings.items} items, bundled server (rate limit off, ${LATENCY_MS} ms latency) in this process`,
-	);
-	describeRun('bench:profile').forEach((line) => log(line));
-	log(
+		...describeRun('bench:profile'),
 		'Grouping (bench/profile.ts): samples counted; any frame in the expression engine makes it the expression engine; else the first frame from the leaf that belongs to a group; idle left out.',
+		"≈ CPU µs per item: the client process's CPU time per item, spread over the groups by their share of the busy samples.",
+		'',
 	);
-	log("≈ CPU µs per item: the client process's CPU time per item, spread over the groups by their share of the busy samples.");
-	log();
 	for (const kind of settings.jobs) {
 		const job = { kind, items: settings.items };
 		const profiles = await profileJob(job, { settings, distCopy, directory });
-		[describeJob(job), '', ...groupTable(profiles, settings.items), ''].forEach((line) => log(line));
+		log(describeJob(job), '', ...groupTable(profiles, settings.items), '');
 		for (const profile of profiles) {
 			log(`Top functions (self), ${VARIANT_LABELS[profile.variant]}:`);
 			for (const group of ['expression', 'parameters', 'node', 'http', 'engine', 'other'] as const) {

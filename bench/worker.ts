@@ -1,13 +1,8 @@
 /**
- * One client in a process of its own, so that what one client loads and allocates never shows in
- * another's figures. The parent (bench/index.ts, bench/profile.ts) runs the phpRank server, sends one
- * run at a time and counts what the server received; this process only does the job and reports its
- * time and memory.
- *
- *   runs: a priming run (a tiny version of the job, to load every code path), then the measured
- *   run (memory: the RSS it adds on top of the primed process), then the timed runs, and for n8n
- *   clients, optionally, one run with every n8n expression evaluation counted (bench/clients/expressions.ts)
- *   or runs under V8's CPU profiler (bench/profile.ts).
+ * One client in a process of its own, so that what one client loads and allocates never shows in another's figures.
+ * The parent (bench/index.ts, bench/profile.ts) runs the phpRank server, sends one run at a time and counts what the
+ * server received; this process only does the job and reports its time and memory (for the memory run: the RSS the
+ * run adds on top of the primed process).
  */
 import { writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
@@ -65,32 +60,16 @@ async function startProfiler(): Promise<(file: string) => Promise<void>> {
 }
 
 async function prepare(variant: VariantId, job: Job, target: Target): Promise<Run> {
-	switch (variant) {
-		case 'undici':
-		case 'undiciFewest': {
-			const { runUndici } = await import('./clients/undici');
-			return () => runUndici(job, target, { fewestRecords: variant === 'undiciFewest' });
-		}
-		case 'phpRank':
-		case 'phpRankKnownLimit':
-		case 'phpRankShownOnly': {
-			const { preparePhpRankNode } = await import('./clients/n8n');
-			return preparePhpRankNode(job, target, {
-				freshRateLimitState: variant !== 'phpRankKnownLimit',
-				shownPropertiesOnly: variant === 'phpRankShownOnly',
-			});
-		}
-		case 'floor':
-		case 'floorPadded': {
-			const { prepareFloorNode } = await import('./clients/n8n');
-			return prepareFloorNode(job, target, { padded: variant === 'floorPadded' });
-		}
-		case 'httpRequest':
-		case 'httpRequestMeta': {
-			const { prepareHttpRequest } = await import('./clients/n8n');
-			return prepareHttpRequest(job, target, variant === 'httpRequestMeta' ? 'lastPage' : 'dataEmpty');
-		}
+	if (variant === 'undici' || variant === 'undiciFewest') {
+		const { runUndici } = await import('./clients/undici');
+		return () => runUndici(job, target, { fewestRecords: variant === 'undiciFewest' });
 	}
+	const n8n = await import('./clients/n8n');
+	if (variant === 'floor' || variant === 'floorPadded') return n8n.prepareFloorNode(job, target, { padded: variant === 'floorPadded' });
+	if (variant === 'httpRequest' || variant === 'httpRequestMeta') {
+		return n8n.prepareHttpRequest(job, target, variant === 'httpRequestMeta' ? 'lastPage' : 'dataEmpty');
+	}
+	return n8n.preparePhpRankNode(job, target, variant);
 }
 
 const collectGarbage = (): void => (global as { gc?: () => void }).gc?.();

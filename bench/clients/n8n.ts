@@ -9,7 +9,7 @@ import type { ICredentialType, INode, INodeParameters, INodeProperties, INodeTyp
 import { NodeHelpers } from 'n8n-workflow';
 
 import { runNode, runWorkflow, TRIGGER_NODE_NAME } from '../../dev/engine';
-import type { RunNodeOptions, WorkflowFixture } from '../../dev/engine';
+import type { WorkflowFixture } from '../../dev/engine';
 import { FLOOR_NODE_TYPE, hiddenProperties, PhpRankFloor } from '../floor/PhpRankFloor';
 import type { Job, Target } from '../plan';
 import { builtPackage, inputItems, LARGEST_PAGE_SIZE } from '../plan';
@@ -57,10 +57,16 @@ function withProperties(nodeType: INodeType, properties: INodeProperties[]): INo
 }
 
 /** One node run in n8n's engine with the phpRank credential, counting its output items; a failed run or item fails the benchmark. */
-function nodeRun(target: Target, options: RunNodeOptions): Run {
+type NodeSetup = { type: string; nodeType: INodeType; parameters: INodeParameters; credentialType: ICredentialType };
+
+function nodeRun(job: Job, target: Target, run: NodeSetup): Run {
 	return async () => {
 		const result = await runNode({
-			...options,
+			type: run.type,
+			parameters: run.parameters,
+			items: inputItems(job),
+			nodeTypes: { [run.type]: run.nodeType },
+			credentialTypes: [run.credentialType],
 			credentials: { phpRankApi: { baseUrl: target.url, apiKey: target.apiKey } },
 			timeoutMs: RUN_TIMEOUT_MS,
 		});
@@ -71,31 +77,17 @@ function nodeRun(target: Target, options: RunNodeOptions): Run {
 	};
 }
 
-interface PhpRankNodeOptions {
-	/** Loads the node's modules anew, so that it sends its lone first request. */
-	freshRateLimitState: boolean;
-	/**
-	 * The node as if it declared only what n8n shows for the job's operation. Not a node anyone could use (every
-	 * other operation, and the AI tool's Descriptions, are gone): a reference that tells what the node's own code
-	 * costs per item from what n8n's engine spends on each declared property, shown or not.
-	 */
-	shownPropertiesOnly?: boolean;
-}
-
-export function preparePhpRankNode(
-	job: Job,
-	target: Target,
-	{ freshRateLimitState, shownPropertiesOnly = false }: PhpRankNodeOptions,
-): Run {
-	const built = loadBuiltNode(freshRateLimitState);
+/**
+ * phpRank: the node's modules loaded anew, so that it sends its lone first request; phpRankKnownLimit: as loaded
+ * before. phpRankShownOnly: the node as if it declared only what n8n shows for the job's operation. Not a node anyone
+ * could use (every other operation, and the AI tool's Descriptions, are gone): a reference that tells what the node's
+ * own code costs per item from what n8n's engine spends on each declared property, shown or not.
+ */
+export function preparePhpRankNode(job: Job, target: Target, variant: 'phpRank' | 'phpRankKnownLimit' | 'phpRankShownOnly'): Run {
+	const built = loadBuiltNode(variant !== 'phpRankKnownLimit');
 	const parameters = phpRankParameters(job);
-	const node = shownPropertiesOnly ? withProperties(built.node, shownProperties(built.node, parameters)) : built.node;
-	return nodeRun(target, {
-		parameters,
-		items: inputItems(job),
-		nodeTypes: { 'n8n-nodes-phprank.phpRank': node },
-		credentialTypes: [built.credentials],
-	});
+	const nodeType = variant === 'phpRankShownOnly' ? withProperties(built.node, shownProperties(built.node, parameters)) : built.node;
+	return nodeRun(job, target, { type: 'n8n-nodes-phprank.phpRank', nodeType, parameters, credentialType: built.credentials });
 }
 
 /**
@@ -114,22 +106,11 @@ export function prepareFloorNode(job: Job, target: Target, { padded = false } = 
 		nodeType.description.properties.length - shownProperties(nodeType, values).length;
 	const extra = padded ? hiddenCount(phpRank, phpRankParameters(job)) - hiddenCount(floor, parameters) : 0;
 	const nodeType = extra > 0 ? withProperties(floor, [...floor.description.properties, ...hiddenProperties(extra)]) : floor;
-	return nodeRun(target, {
-		type: FLOOR_NODE_TYPE,
-		parameters,
-		items: inputItems(job),
-		nodeTypes: { [FLOOR_NODE_TYPE]: nodeType },
-		credentialTypes: [credentials],
-	});
+	return nodeRun(job, target, { type: FLOOR_NODE_TYPE, nodeType, parameters, credentialType: credentials });
 }
 
-/** How the user tells the HTTP Request node's pagination that it is done. */
+/** How the user tells the HTTP Request node's pagination that it is done: an empty page, or meta's last page. */
 type CompleteWhen = 'dataEmpty' | 'lastPage';
-
-const COMPLETE_EXPRESSIONS: Record<CompleteWhen, string> = {
-	dataEmpty: '={{ $response.body.data.length === 0 }}',
-	lastPage: '={{ $response.body.meta.current_page >= $response.body.meta.last_page }}',
-};
 
 /**
  * The HTTP Request node set up as n8n's documentation shows: generic Header Auth credential
@@ -160,7 +141,10 @@ function httpRequestWorkflow(job: Job, target: Target, completeWhen: CompleteWhe
 						paginationMode: 'updateAParameterInEachRequest',
 						parameters: { parameters: [{ type: 'qs', name: 'page', value: '={{ $pageCount + 1 }}' }] },
 						paginationCompleteWhen: 'other',
-						completeExpression: COMPLETE_EXPRESSIONS[completeWhen],
+						completeExpression:
+							completeWhen === 'dataEmpty'
+								? '={{ $response.body.data.length === 0 }}'
+								: '={{ $response.body.meta.current_page >= $response.body.meta.last_page }}',
 						...(pages === undefined ? {} : { limitPagesFetched: true, maxRequests: pages }),
 					},
 				},

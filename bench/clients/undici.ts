@@ -37,30 +37,19 @@ function withGrade(report: Json): Json {
 	return typeof report.result === 'number' ? { ...report, grade: resultBandOf(report.result) } : report;
 }
 
-async function page(target: Target, resource: string, window: PageWindow): Promise<Page> {
-	return (await call(target, `/${resource}?per_page=${window.perPage}&page=${window.page}`)) as unknown as Page;
+function* pagesOfOneSize(perPage: number): Generator<PageWindow> {
+	for (let page = 1; ; page++) yield { perPage, page };
 }
 
-/** Pages of one size until the limit is in hand or the list ends. */
-async function pagesOfOneSize(target: Target, job: Extract<Job, { kind: 'list' }>, perPage: number): Promise<Json[]> {
+/** These pages, until the limit is in hand or the list ends. */
+async function fetchPages(target: Target, job: Extract<Job, { kind: 'list' }>, windows: Iterable<PageWindow>): Promise<Json[]> {
 	const limit = job.limit ?? Infinity;
 	const records: Json[] = [];
-	for (let number = 1; records.length < limit; number++) {
-		const body = await page(target, job.resource, { perPage, page: number });
-		records.push(...body.data);
-		if (body.meta.current_page >= body.meta.last_page) break;
-	}
-	return records.slice(0, limit);
-}
-
-/** The fewest requests, then the fewest records: page sizes mixed (see fewestWindows). */
-async function fewestRecords(target: Target, resource: string, limit: number): Promise<Json[]> {
-	const records: Json[] = [];
-	for (const window of fewestWindows(limit, Number.MAX_SAFE_INTEGER)) {
-		const body = await page(target, resource, window);
-		// A window may start before the records in hand end: keep only the new ones.
-		const first = (window.page - 1) * window.perPage;
-		records.push(...body.data.slice(records.length - first));
+	for (const window of windows) {
+		if (records.length >= limit) break;
+		const body = (await call(target, `/${job.resource}?per_page=${window.perPage}&page=${window.page}`)) as unknown as Page;
+		// A page may start before the records in hand end (page sizes mixed): keep only the new ones.
+		records.push(...body.data.slice(records.length - (window.page - 1) * window.perPage));
 		if (body.meta.current_page >= body.meta.last_page) break;
 	}
 	return records.slice(0, limit);
@@ -70,11 +59,10 @@ export async function runUndici(job: Job, target: Target, options: { fewestRecor
 	switch (job.kind) {
 		case 'list': {
 			const shape = job.resource === 'reports' ? withGrade : (record: Json) => record;
-			let records: Json[];
-			if (job.limit === undefined) records = await pagesOfOneSize(target, job, LARGEST_PAGE_SIZE);
-			else if (options.fewestRecords) records = await fewestRecords(target, job.resource, job.limit);
-			else records = await pagesOfOneSize(target, job, smallestPageSizeHolding(job.limit));
-			return records.map(shape).length;
+			let windows: Iterable<PageWindow> = pagesOfOneSize(job.limit === undefined ? LARGEST_PAGE_SIZE : smallestPageSizeHolding(job.limit));
+			// The fewest requests, then the fewest records: page sizes mixed (see fewestWindows).
+			if (options.fewestRecords && job.limit !== undefined) windows = fewestWindows(job.limit, Number.MAX_SAFE_INTEGER);
+			return (await fetchPages(target, job, windows)).map(shape).length;
 		}
 		case 'create': {
 			const bodies = await Promise.all(

@@ -1,21 +1,11 @@
 /**
- * The floor of the 1,000-item jobs: the least a declarative node can make n8n's engine do to send
- * the same one request per item as the phpRank node (POST /api/v1/reports with a form body of
- * `url` and `privacy`, or GET /api/v1/reports/{id}), with the same credential type. Whatever the
- * phpRank node costs beyond it is the node's own doing; what the floor costs is the engine's.
- *
- * What makes it the least, found by reading n8n-core's RoutingNode (routing-node.js):
- * - The engine evaluates every declared property's value twice per item (once to build the
- *   request, once more in resolveBaseUrl to tell whether the base URL is the node's own, for the
- *   credential's allowed domains), and a property with `routing` a third and fourth time through
- *   getNodeParameter in both passes. So the item's value (URL or report ID) is declared without
- *   `routing` and read once more in a preSend function: three evaluations, the fewest possible.
- * - The base URL comes from the credential, which sets it as it authenticates each request (as the
- *   phpRank node's credential does): an expression in `requestDefaults` would be evaluated in both
- *   passes, two more evaluations per item.
- * - Only the properties the requests need: every declared property costs a visibility check and
- *   an evaluation in each pass.
- * - n8n's own request path (no pagination hook), n8n's own error handling and no rate limiting.
+ * The floor of the 1,000-item jobs: the least a declarative node can make n8n's engine do to send the same one
+ * request per item as the phpRank node (POST /api/v1/reports with a form body of `url` and `privacy`, or GET
+ * /api/v1/reports/{id}), with the same credential type. Whatever the phpRank node costs beyond it is the node's own
+ * doing; what the floor costs is the engine's. What makes it the least (RoutingNode's two passes over every declared
+ * property per item, BENCHMARKS.md): the item's value declared without `routing` and read once more in a preSend
+ * function (three evaluations), the base URL set by the credential instead of an expression in `requestDefaults`,
+ * only the properties the requests need, and n8n's own request path and error handling.
  */
 import type { IExecuteSingleFunctions, IHttpRequestOptions, INodeProperties, INodeType, INodeTypeDescription } from 'n8n-workflow';
 
