@@ -1,6 +1,6 @@
 import { NodeApiError } from 'n8n-workflow';
 import type { IDataObject, IExecuteSingleFunctions, IHttpRequestOptions, IN8nHttpFullResponse, JsonObject } from 'n8n-workflow';
-import { answeredByProxy, isAnalysis, PROXY_STATUSES } from './rateLimit';
+import { answeredByProxy, isAnalysis, isHtml, PROXY_STATUSES } from './rateLimit';
 import { nodeForErrors } from './secrets';
 
 export type ErrorContext = Pick<IExecuteSingleFunctions, 'getNode' | 'getItemIndex'>;
@@ -60,10 +60,6 @@ export function targetOf(context: ParameterContext): RequestTarget {
 
 function isJsonObject(body: unknown): body is IDataObject {
 	return typeof body === 'object' && body !== null && !Buffer.isBuffer(body);
-}
-
-function isHtml(body: unknown): boolean {
-	return typeof body === 'string' && /<html|<!doctype/i.test(body);
 }
 
 function describeBody(body: unknown): string {

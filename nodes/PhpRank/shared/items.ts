@@ -152,6 +152,15 @@ export function reportShapeOf(context: IExecutePaginationFunctions, site: string
 	return { site, omitResults: parseBoolean(context, 'Leave Out Per-Check Results', omitResults ?? context.getNode().type.endsWith('Tool')) };
 }
 
+/** A run's output for one report: shaped as reportShapeOf says, with what the operation adds about it. */
+export function reportItems(
+	context: IExecutePaginationFunctions,
+	record: IDataObject,
+	{ site, additions }: { site: string; additions?: IDataObject },
+): INodeExecutionData[] {
+	return toItems(context, [shapeReport(record, reportShapeOf(context, site), additions)]);
+}
+
 export function toItems(context: ErrorContext, records: IDataObject[]): INodeExecutionData[] {
 	const item = context.getItemIndex();
 	return records.map((json) => ({ json, pairedItem: { item } }));

@@ -22,12 +22,17 @@ type WaitOutcome = { requestNumber: number } | { waitBeyondDeadlineSeconds: numb
 /** The answers a proxy in front of phpRank (nginx, Apache, a load balancer) gives in its place, as nginx words them. */
 export const PROXY_STATUSES: Record<number, string> = { 502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Time-out' };
 
+/** An HTML page where JSON was asked for: a proxy's or a web server's own page, never phpRank's API. */
+export function isHtml(body: unknown): boolean {
+	return typeof body === 'string' && /<html|<!doctype/i.test(body);
+}
+
 /**
  * An answer from a proxy rather than from phpRank: the server is overloaded or down, and the answer says nothing
  * about whether phpRank carried the request out. A 504 leaves PHP working, and the work is stored.
  */
 export function answeredByProxy({ statusCode, body }: IN8nHttpFullResponse): boolean {
-	return statusCode in PROXY_STATUSES || (statusCode >= 500 && typeof body === 'string' && /<html|<!doctype/i.test(body));
+	return statusCode in PROXY_STATUSES || (statusCode >= 500 && isHtml(body));
 }
 
 /** Whether phpRank analyzes a page before it answers (a create, an update with `results=1`): seconds of a PHP worker. */

@@ -12,7 +12,7 @@ import type { RequestData } from '../../shared/client';
 import { passwordField, privacyField, REPORT_ITEM_FOR_AGENTS } from '../../shared/descriptions';
 import { updateDisplayOptions } from '../../shared/displayOptions';
 import { UnansweredRequestError } from '../../shared/errors';
-import { previousScoreOf, recordOf, reportShapeOf, shapeReport, toItems } from '../../shared/items';
+import { previousScoreOf, recordOf, reportItems } from '../../shared/items';
 import { oneAtATime } from '../../shared/oneAtATime';
 import { failInput, parseHttpUrl, parseOption, quoted, requirePassword, toPathSegment } from '../../shared/validation';
 import { PRIVACY, PRIVACY_OPTIONS } from '../../shared/values';
@@ -113,7 +113,7 @@ async function createReport(this: IExecutePaginationFunctions, requestData: Requ
 		choice === IF_REPORT_EXISTS.createAnother
 			? { record: recordOf(this, await client.request()), additions: { outcome: CREATE_OUTCOME.created } }
 			: await createUnlessExists(this, client, { choice, address: reportAddressOf(String((requestData.options.body as IDataObject).url)) });
-	return toItems(this, [shapeReport(record, reportShapeOf(this, await client.site()), additions)]);
+	return reportItems(this, record, { site: await client.site(), additions });
 }
 
 function parseIfReportExists(context: IExecutePaginationFunctions, value: unknown): IfReportExists {

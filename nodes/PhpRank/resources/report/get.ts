@@ -2,7 +2,7 @@ import type { IExecutePaginationFunctions, INodeExecutionData, INodePropertyOpti
 import { PhpRankClient } from '../../shared/client';
 import type { RequestData } from '../../shared/client';
 import { REPORT_ITEM_FOR_AGENTS } from '../../shared/descriptions';
-import { recordOf, reportShapeOf, shapeReport, toItems } from '../../shared/items';
+import { recordOf, reportItems } from '../../shared/items';
 import { setReportPath } from '../../shared/paths';
 
 export const reportGetOperation: INodePropertyOptions = {
@@ -21,7 +21,7 @@ export const reportGetOperation: INodePropertyOptions = {
 async function getReport(this: IExecutePaginationFunctions, requestData: RequestData): Promise<INodeExecutionData[]> {
 	const client = PhpRankClient.forItem(this, requestData);
 	const record = recordOf(this, await client.request());
-	return toItems(this, [shapeReport(record, reportShapeOf(this, await client.site()))]);
+	return reportItems(this, record, { site: await client.site() });
 }
 
 export const reportGetForAgents = `Get one phpRank SEO report by its numeric report ID (the id that creating or listing reports returns). Returns the report: ${REPORT_ITEM_FOR_AGENTS}.`;

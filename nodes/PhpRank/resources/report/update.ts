@@ -11,7 +11,7 @@ import { FORM_HEADERS, PhpRankClient } from '../../shared/client';
 import type { RequestData } from '../../shared/client';
 import { passwordField, privacyField, REPORT_ITEM_FOR_AGENTS } from '../../shared/descriptions';
 import { updateDisplayOptions } from '../../shared/displayOptions';
-import { previousScoreOf, recordOf, reportShapeOf, shapeReport, toItems } from '../../shared/items';
+import { previousScoreOf, recordOf, reportItems } from '../../shared/items';
 import { setReportPath } from '../../shared/paths';
 import { isAnalysis } from '../../shared/rateLimit';
 import { failInput, parseBoolean, parseOption, requirePassword } from '../../shared/validation';
@@ -73,7 +73,7 @@ async function updateReport(this: IExecutePaginationFunctions, requestData: Requ
 			: undefined;
 	const record = recordOf(this, await client.request());
 	const additions = addPreviousScore ? previousScoreOf(previous ?? record, record) : {};
-	return toItems(this, [shapeReport(record, reportShapeOf(this, await client.site()), additions)]);
+	return reportItems(this, record, { site: await client.site(), additions });
 }
 
 async function validateReportUpdate(
