@@ -37,7 +37,6 @@ const FIRST_READ_RETRY_MS = 1000;
 type RequestContext = Pick<IExecuteSingleFunctions, 'getNode' | 'getItemIndex' | 'getCredentials'> & {
 	helpers: Pick<IExecuteSingleFunctions['helpers'], 'httpRequestWithAuthentication'>;
 	getExecutionCancelSignal?: () => AbortSignal | undefined;
-	getExecutionId?: () => string;
 };
 
 type ContextOutsideRun = ILoadOptionsFunctions | IPollFunctions;
@@ -103,7 +102,8 @@ function siteUrl(baseUrl: unknown): string {
 	}
 }
 
-let siteOfExecution: { key: string; site: Promise<string> } | undefined;
+/** What each execution keeps while it runs, under its cancel signal: it goes when the execution does. */
+const keptForExecution = new WeakMap<AbortSignal, Map<string, unknown>>();
 
 function isPage(body: IDataObject): boolean {
 	const meta = body.meta as IDataObject | undefined;
@@ -197,12 +197,21 @@ export class PhpRankClient {
 
 	/** phpRank's web address, read once per execution: reading a credential decrypts it, and every item asks. */
 	async site(): Promise<string> {
-		const readSite = async () => siteUrl((await this.context.getCredentials(CREDENTIAL_TYPE)).baseUrl);
-		const executionId = this.context.getExecutionId?.();
-		if (executionId === undefined) return await readSite();
-		const key = `${this.server}@${executionId}`;
-		if (siteOfExecution?.key !== key) siteOfExecution = { key, site: readSite() };
-		return await siteOfExecution.site;
+		return await this.ofExecution('site', async () => siteUrl((await this.context.getCredentials(CREDENTIAL_TYPE)).baseUrl));
+	}
+
+	/**
+	 * What the items of one execution share about this phpRank server, made by the first that asks. Outside an
+	 * execution (an editor list, a trigger poll) nothing is shared: each call makes its own.
+	 */
+	ofExecution<T>(key: string, make: () => T): T {
+		const signal = this.context.getExecutionCancelSignal?.();
+		if (signal === undefined) return make();
+		let kept = keptForExecution.get(signal);
+		if (kept === undefined) keptForExecution.set(signal, (kept = new Map()));
+		const keyOnServer = `${this.server}\n${key}`;
+		if (!kept.has(keyOnServer)) kept.set(keyOnServer, make());
+		return kept.get(keyOnServer) as T;
 	}
 
 	private changed({ method, url, qs = {}, body }: RequestChange): IHttpRequestOptions {

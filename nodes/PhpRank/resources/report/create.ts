@@ -1,3 +1,4 @@
+import { NodeApiError } from 'n8n-workflow';
 import type {
 	IDataObject,
 	IExecutePaginationFunctions,
@@ -18,6 +19,7 @@ import { failInput, parseHttpUrl, parseOption, quoted, requirePassword, toPathSe
 import { PRIVACY, PRIVACY_OPTIONS } from '../../shared/values';
 import { findReport, reportAddressOf } from './existingReport';
 import type { ReportAddress } from './existingReport';
+import { SiteReports } from './siteReports';
 
 const IF_REPORT_EXISTS = {
 	createAnother: 'createAnother',
@@ -141,24 +143,53 @@ async function createUnlessExists(
 	client: PhpRankClient,
 	{ choice, address }: { choice: IfReportExists; address: ReportAddress },
 ): Promise<Outcome> {
+	const siteReports = SiteReports.of(client, address.project);
 	// Rows of one run with the same URL go one after another, so that the later ones find the first one's report.
 	return await oneAtATime(`${client.server}\n${address.url}`, async () => {
-		const existing = await findReport(client, address);
-		if (existing === undefined) {
-			return { record: await createCheckingUnanswered(context, client, address), additions: { outcome: CREATE_OUTCOME.created } };
-		}
-		if (choice === IF_REPORT_EXISTS.returnExisting) return { record: existing, additions: { outcome: CREATE_OUTCOME.existing } };
-		const reanalyzed = recordOf(
-			context,
-			await client.request({
-				method: 'PUT',
-				url: `/reports/${toPathSegment(String(existing.id))}`,
-				body: { results: 1 },
-				target: { name: `Report ${String(existing.id)}`, operation: 'update' },
-			}),
-		);
-		return { record: reanalyzed, additions: { outcome: CREATE_OUTCOME.reanalyzed, ...previousScoreOf(existing, reanalyzed) } };
+		const existing = await siteReports.reportOf(client, address);
+		const outcome =
+			existing === undefined
+				? await create(context, client, address)
+				: choice === IF_REPORT_EXISTS.returnExisting
+					? { record: existing, additions: { outcome: CREATE_OUTCOME.existing } }
+					: await reanalyzeOrCreate(context, client, { existing, address });
+		SiteReports.stored(client, address, outcome.record);
+		return outcome;
 	});
+}
+
+async function reanalyze(context: IExecutePaginationFunctions, client: PhpRankClient, existing: IDataObject): Promise<Outcome> {
+	const reanalyzed = recordOf(
+		context,
+		await client.request({
+			method: 'PUT',
+			url: `/reports/${toPathSegment(String(existing.id))}`,
+			body: { results: 1 },
+			target: { name: `Report ${String(existing.id)}`, operation: 'update' },
+		}),
+	);
+	return { record: reanalyzed, additions: { outcome: CREATE_OUTCOME.reanalyzed, ...previousScoreOf(existing, reanalyzed) } };
+}
+
+/** A report found when the site was read may have been deleted since: phpRank then refuses its update (403). */
+async function reanalyzeOrCreate(
+	context: IExecutePaginationFunctions,
+	client: PhpRankClient,
+	{ existing, address }: { existing: IDataObject; address: ReportAddress },
+): Promise<Outcome> {
+	try {
+		return await reanalyze(context, client, existing);
+	} catch (error) {
+		if (!(error instanceof NodeApiError && error.httpCode === '403')) throw error;
+		const current = await findReport(client, address);
+		if (current === undefined) return await create(context, client, address);
+		if (String(current.id) === String(existing.id)) throw error;
+		return await reanalyze(context, client, current);
+	}
+}
+
+async function create(context: IExecutePaginationFunctions, client: PhpRankClient, address: ReportAddress): Promise<Outcome> {
+	return { record: await createCheckingUnanswered(context, client, address), additions: { outcome: CREATE_OUTCOME.created } };
 }
 
 const SENT_AGAIN_UNANSWERED =

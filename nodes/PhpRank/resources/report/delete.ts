@@ -3,6 +3,7 @@ import { PhpRankClient } from '../../shared/client';
 import type { RequestData } from '../../shared/client';
 import { deletionOf, toItems } from '../../shared/items';
 import { setReportPath } from '../../shared/paths';
+import { SiteReports } from './siteReports';
 
 export const reportDeleteOperation: INodePropertyOptions = {
 	name: 'Delete',
@@ -19,7 +20,9 @@ export const reportDeleteOperation: INodePropertyOptions = {
 
 async function deleteReport(this: IExecutePaginationFunctions, requestData: RequestData): Promise<INodeExecutionData[]> {
 	const client = PhpRankClient.forItem(this, requestData);
-	return toItems(this, [deletionOf(this, await client.request())]);
+	const deletion = deletionOf(this, await client.request());
+	SiteReports.deleted(client, deletion.id);
+	return toItems(this, [deletion]);
 }
 
 export const reportDeleteForAgents = 'Delete one phpRank SEO report by its numeric report ID. Returns deleted (true) and the id.';

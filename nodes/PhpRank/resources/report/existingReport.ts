@@ -25,12 +25,12 @@ export function reportAddressOf(absoluteUrl: string): ReportAddress {
 	return { url: `${project}${port}${isBareHost ? '' : parsed.pathname}${parsed.search}`, project };
 }
 
-/** Whether a report phpRank sent has this address: host names match in any case, paths and queries exactly. */
-function hasAddress(report: { url?: unknown }, address: ReportAddress): boolean {
-	if (typeof report.url !== 'string') return false;
+/** A report's URL as the address its rows are matched on: host names match in any case, paths and queries exactly. */
+export function addressOfReport(report: { url?: unknown }): string | undefined {
+	if (typeof report.url !== 'string') return undefined;
 	const hostEnd = report.url.search(/[/?#]/);
 	const host = hostEnd === -1 ? report.url : report.url.slice(0, hostEnd);
-	return `${host.toLowerCase()}${report.url.slice(host.length)}` === address.url;
+	return `${host.toLowerCase()}${report.url.slice(host.length)}`;
 }
 
 function newest(reports: IDataObject[]): IDataObject {
@@ -48,7 +48,7 @@ export async function findReport(client: PhpRankClient, address: ReportAddress):
 	const query = { search: address.url, search_by: 'url', project: address.project, sort_by: 'url', sort: 'asc' };
 	for (let pageNumber = 1; ; pageNumber++) {
 		const page = await client.readPage({ url: '/reports', query, page: pageNumber, perPage: LARGEST_PAGE_SIZE, target: listTarget('report') });
-		const matches = page.records.filter((report) => hasAddress(report, address));
+		const matches = page.records.filter((report) => addressOfReport(report) === address.url);
 		if (matches.length > 0) return newest(matches);
 		if (page.number >= page.lastPage) return undefined;
 	}

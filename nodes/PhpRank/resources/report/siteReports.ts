@@ -1,0 +1,123 @@
+import type { IDataObject } from 'n8n-workflow';
+import type { PhpRankClient } from '../../shared/client';
+import { listTarget } from '../../shared/errors';
+import { LARGEST_PAGE_SIZE } from '../../shared/values';
+import { addressOfReport, findReport } from './existingReport';
+import type { ReportAddress } from './existingReport';
+
+/** Every SiteReports of this n8n process, by phpRank server: what a create or delete here changes, each hears of. */
+const everySiteReports = new Map<string, Set<WeakRef<SiteReports>>>();
+
+/**
+ * What one execution knows of one site's reports (a phpRank project, named after the site's host). The rows of
+ * a run ask for their URLs together, and when reading the project 100 reports a page takes fewer requests than
+ * looking each URL up, the project is read once and the rows are matched against it. Only the reports of the
+ * URLs asked for are kept, and only for the execution: other clients change phpRank between runs.
+ */
+export class SiteReports {
+	/** The site's reports as this execution knows them, for the client's phpRank server. */
+	static of(client: PhpRankClient, project: string): SiteReports {
+		return client.ofExecution(`siteReports\n${project}`, () => {
+			const siteReports = new SiteReports(project);
+			let ofServer = everySiteReports.get(client.server);
+			if (ofServer === undefined) everySiteReports.set(client.server, (ofServer = new Set()));
+			ofServer.add(new WeakRef(siteReports));
+			return siteReports;
+		});
+	}
+
+	/** A report this process created or re-analyzed: the newest of its URL now. */
+	static stored(client: PhpRankClient, address: ReportAddress, report: IDataObject): void {
+		for (const siteReports of SiteReports.ofServer(client.server)) {
+			if (siteReports.project !== address.project) continue;
+			siteReports.reports.set(address.url, report);
+			siteReports.held?.add(address.url);
+		}
+	}
+
+	/** A report this process deleted: its URL may still have older reports, which only a lookup can tell. */
+	static deleted(client: PhpRankClient, id: unknown): void {
+		for (const siteReports of SiteReports.ofServer(client.server)) {
+			for (const [url, report] of siteReports.reports) {
+				if (report !== undefined && String(report.id) === String(id)) siteReports.reports.delete(url);
+			}
+		}
+	}
+
+	private static *ofServer(server: string): Generator<SiteReports> {
+		const ofServer = everySiteReports.get(server) ?? [];
+		for (const reference of ofServer) {
+			const siteReports = reference.deref();
+			if (siteReports !== undefined) yield siteReports;
+			else everySiteReports.get(server)?.delete(reference);
+		}
+	}
+
+	/** The URLs asked for, each with its newest report once one is known. */
+	private readonly reports = new Map<string, IDataObject | undefined>();
+
+	/** Every URL the project holds a report of, once it was read whole; a URL not in it has none. */
+	private held: Set<string> | undefined;
+
+	private reading: Promise<void> | undefined;
+
+	private constructor(private readonly project: string) {}
+
+	/**
+	 * The newest report phpRank holds for the address, or undefined. The project's pages are read with the
+	 * client of the row that asked first; should that fail, each row looks its URL up with its own.
+	 */
+	async reportOf(client: PhpRankClient, address: ReportAddress): Promise<IDataObject | undefined> {
+		const known = this.reports.get(address.url);
+		if (known !== undefined) return known;
+		this.reports.set(address.url, undefined);
+		this.reading ??= this.read(client);
+		await this.reading;
+		const found = this.reports.get(address.url);
+		if (found !== undefined || (this.held !== undefined && !this.held.has(address.url))) return found;
+		const lookedUp = await findReport(client, address);
+		if (lookedUp !== undefined && this.reports.get(address.url) === undefined) this.reports.set(address.url, lookedUp);
+		return this.reports.get(address.url);
+	}
+
+	private unsettled(): number {
+		return [...this.reports.values()].filter((report) => report === undefined).length;
+	}
+
+	/**
+	 * Once every row of the run has asked (n8n starts each item of a run before any answer arrives): page 1 of
+	 * the project, newest first, then the other pages only when they are fewer than the URLs page 1 left open.
+	 */
+	private async read(client: PhpRankClient): Promise<void> {
+		await new Promise((resolve) => setImmediate(resolve));
+		// For one URL, its own lookup is the one request needed.
+		if (this.unsettled() < 2) return;
+		const held = new Set<string>();
+		const readPage = async (page: number) => {
+			const query = { project: this.project, sort_by: 'id', sort: 'desc' };
+			const read = await client.readPage({ url: '/reports', query, page, perPage: LARGEST_PAGE_SIZE, target: listTarget('report') });
+			for (const report of read.records) {
+				const url = addressOfReport(report);
+				if (url === undefined) continue;
+				held.add(url);
+				// Newest first: a URL's first report is its newest.
+				if (this.reports.has(url) && this.reports.get(url) === undefined) this.reports.set(url, report);
+			}
+			return read;
+		};
+		try {
+			const first = await readPage(1);
+			if (first.lastPage - 1 > this.unsettled()) return;
+			for (let page = 2, lastPage = first.lastPage; page <= lastPage; page++) {
+				const read = await readPage(page);
+				// A report deleted meanwhile shifts later ones onto pages already read: the read is not whole.
+				if (read.total !== undefined && first.total !== undefined && read.total < first.total) return;
+				lastPage = read.lastPage;
+			}
+			for (const [url, report] of this.reports) if (report !== undefined) held.add(url);
+			this.held = held;
+		} catch {
+			// Each row then looks its URL up, and fails with its own error if phpRank still fails.
+		}
+	}
+}
