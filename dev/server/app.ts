@@ -114,6 +114,21 @@ export class PhpRankServer {
 	readonly seedProjects = (count: number, options: { userId?: number } = {}) => this.store.seed({ projects: count }, options.userId);
 	readonly clearRequests = () => this.requests.splice(0);
 
+	/** Requests a `hold` fault stopped, each waiting to go on; and who waits for one to be held. */
+	private readonly held: { requests: Array<() => void>; waiters: Array<() => void> } = { requests: [], waiters: [] };
+
+	/** Resolves once a request is held by a `hold` fault (at once if one is). */
+	readonly untilHeld = async () => {
+		if (this.held.requests.length === 0) await new Promise<void>((resolve) => this.held.waiters.push(resolve));
+	};
+
+	/** Lets every held request go on; returns how many there were. */
+	readonly releaseHeld = () => {
+		const released = this.held.requests.splice(0);
+		for (const goOn of released) goOn();
+		return released.length;
+	};
+
 	/** `basePath` normalised ('' or '/folder'), `users` not empty. */
 	constructor(private readonly options: PhpRankServerOptions & { basePath: string; users: PhpRankUser[] }) {
 		this.store = new PhpRankStore(options.users);
@@ -148,11 +163,12 @@ export class PhpRankServer {
 		this.gatewayTimeoutMs = gatewayTimeoutMs;
 	}
 
-	/** Wipes reports, projects, recorded requests, faults and rate-limit counters; keeps the deployment. */
+	/** Wipes reports, projects, recorded requests, faults (held requests go on) and rate-limit counters; keeps the deployment. */
 	reset(): void {
 		this.store.reset();
 		this.clearRequests();
 		this.faults.clear();
+		this.releaseHeld();
 		this.limiter.clear();
 		this.settings.changedPages.clear();
 	}
@@ -215,6 +231,7 @@ export class PhpRankServer {
 			},
 			'POST /faults': (body) => json(201, this.injectFault(faultFromJson(body()))),
 			'DELETE /faults': () => done(() => this.clearFaults()),
+			'POST /held/release': () => json(200, { released: this.releaseHeld() }),
 			'GET /requests': () => json(200, this.requests),
 			'DELETE /requests': () => done(() => this.clearRequests()),
 			'POST /deployment': (body) => done(() => this.setDeployment(deploymentFromJson(body()))),
@@ -250,6 +267,13 @@ export class PhpRankServer {
 		if (!fault || fault.kind === 'dropAfterHandling' || fault.kind === 'delayAfterHandling') return false;
 		if (fault.kind === 'delay') {
 			await wait(fault.delayMs);
+			return false;
+		}
+		if (fault.kind === 'hold') {
+			await new Promise<void>((goOn) => {
+				this.held.requests.push(goOn);
+				for (const waiter of this.held.waiters.splice(0)) waiter();
+			});
 			return false;
 		}
 		if (fault.kind === 'drop') exchange.drop();

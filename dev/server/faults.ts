@@ -5,7 +5,7 @@ import { Fault, FaultAction, FaultKind } from './types';
 /** Kinds that strike once the application has carried a request out; the others strike on arrival. */
 const AFTER_HANDLING_KINDS: FaultKind[] = ['dropAfterHandling', 'delayAfterHandling'];
 
-const FAULT_KINDS: FaultKind[] = ['status', 'html', 'empty', 'malformedJson', 'drop', 'delay', 'redirectLogin', 'redirect', ...AFTER_HANDLING_KINDS];
+const FAULT_KINDS: FaultKind[] = ['status', 'html', 'empty', 'malformedJson', 'drop', 'delay', 'hold', 'redirectLogin', 'redirect', ...AFTER_HANDLING_KINDS];
 
 /** When a fault is consulted: as a request arrives, or once the API has answered it with success. */
 export type FaultStage = 'arrival' | 'handled';
@@ -75,7 +75,7 @@ export class FaultBook {
 	}
 }
 
-type AnsweringAction = Exclude<FaultAction, { kind: 'drop' | 'delay' | 'dropAfterHandling' | 'delayAfterHandling' }>;
+type AnsweringAction = Exclude<FaultAction, { kind: 'drop' | 'delay' | 'hold' | 'dropAfterHandling' | 'delayAfterHandling' }>;
 
 /** The answer an answering fault sends in place of the real one. */
 export function faultAnswer(action: AnsweringAction, baseUrl: string): Answer {

@@ -85,6 +85,8 @@ export type FaultAction =
 	| { kind: 'malformedJson'; status?: number }
 	| { kind: 'drop' }
 	| { kind: 'delay'; delayMs: number }
+	/** The request waits on arrival until `releaseHeld()`: a test acts while the client waits for its answer. */
+	| { kind: 'hold' }
 	| { kind: 'redirectLogin' }
 	| { kind: 'redirect'; location: string; status?: 301 | 302 | 303 | 307 | 308 }
 	/** The request is carried out (a report created, say), then the connection is closed without the answer. */
