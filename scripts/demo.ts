@@ -52,6 +52,8 @@ function table(header: string[], lines: string[][], rightAligned: number[]): str
 }
 
 const count = <T>(list: T[], matches: (entry: T) => boolean): number => list.filter(matches).length;
+
+const counted = (number: number, noun: string): string => `${number} ${noun}${number === 1 ? '' : 's'}`;
 const indented = (lines: string[]): string => (lines.length ? lines.map((text) => `  ${text}`).join('\n') : '  none');
 
 async function main(): Promise<void> {
@@ -102,13 +104,16 @@ async function main(): Promise<void> {
 		const requestsBefore = server.requests.length;
 		const outcomesAgain = (await run(WORKFLOW_FILE)).output(REPORT_NODE, 0).map(({ json }) => String(json.outcome));
 		const sentAgain = server.requests.slice(requestsBefore);
+		const reads = sentAgain.filter((request) => request.method === 'GET');
+		const lookups = count(reads, (request) => request.query.search !== undefined);
+		const readSites = [...new Set(reads.filter((request) => request.query.search === undefined).map((request) => request.query.project))];
+		const creates = sentAgain.filter((request) => request.method === 'POST');
 		console.log(
 			`\nRun again: ${count(outcomesAgain, (outcome) => outcome === 'existing')} existing reports returned, ` +
-				`${count(outcomesAgain, (outcome) => outcome === 'created')} created; the server received ` +
-				`${count(sentAgain, (request) => request.method === 'GET')} lookups and ` +
-				`${count(sentAgain, (request) => request.method === 'POST')} creates, of which ` +
-				`${count(sentAgain, (request) => request.method === 'POST' && request.status === 201)} made a report ` +
-				'(only the pages that failed are tried again).',
+				`${count(outcomesAgain, (outcome) => outcome === 'created')} created. The server received ` +
+				`${counted(reads.length - lookups, "read")} of a whole site's reports (${readSites.join(', ')}: more than one row), ` +
+				`${counted(lookups, 'lookup')} of a single URL (a site with one row) and ${counted(creates.length, 'create')}, of which ` +
+				`${count(creates, (request) => request.status === 201)} made a report (only the pages that failed are tried again).`,
 		);
 
 		// Two pages change: the best one gets a good deal worse, another graded above bad just enough to fail one more

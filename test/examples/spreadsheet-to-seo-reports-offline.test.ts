@@ -68,13 +68,21 @@ describe('examples/spreadsheet-to-seo-reports-offline.json', () => {
 		);
 	});
 
-	it('looks each row\'s URL up, then sends one POST /api/v1/reports with it, and nothing else', () => {
+	it('reads the reports of a site with several rows once, looks the other rows\' URLs up, then sends one POST /api/v1/reports a row, and nothing else', () => {
 		expect(result.output('Extract rows').map((item) => item.json)).toEqual(csvRows);
-		const lookups = firstRun.filter((request) => request.method === 'GET');
+		const reads = firstRun.filter((request) => request.method === 'GET');
 		const creates = firstRun.filter((request) => request.method === 'POST');
-		expect(firstRun).toHaveLength(lookups.length + creates.length);
-		expect(lookups.map((request) => request.query.search).sort()).toEqual(csvRows.map((row) => parseReportTarget(row.url)?.url).sort());
-		expect(lookups.every((request) => request.path === '/api/v1/reports' && request.query.search_by === 'url')).toBe(true);
+		expect(firstRun).toHaveLength(reads.length + creates.length);
+		expect(reads.every((request) => request.path === '/api/v1/reports')).toBe(true);
+		const targets = csvRows.map((row) => parseReportTarget(row.url)!);
+		const rowsOf = (project: string) => targets.filter((target) => target.project === project);
+		const sites = [...new Set(targets.map((target) => target.project))];
+		expect(reads.filter((request) => request.query.search === undefined).map((request) => request.query.project)).toEqual(
+			sites.filter((site) => rowsOf(site).length > 1),
+		);
+		expect(reads.filter((request) => request.query.search !== undefined).map((request) => request.query.search).sort()).toEqual(
+			sites.filter((site) => rowsOf(site).length === 1).map((site) => rowsOf(site)[0].url).sort(),
+		);
 		expect(creates.map((request) => request.path)).toEqual(csvRows.map(() => '/api/v1/reports'));
 		expect(creates.map((request) => request.body.url).sort()).toEqual(csvRows.map((row) => row.url).sort());
 	});
@@ -132,7 +140,7 @@ describe('examples/spreadsheet-to-seo-reports-offline.json', () => {
 		expect(result.output('Build alert message').map((item) => item.json)).toEqual(expected);
 	});
 
-	it('creates nothing when run again: one lookup per row, each report returned as it is', async () => {
+	it('creates nothing when run again: the same reads, each report returned as it is', async () => {
 		const reportsBefore = server.reports();
 		server.clearRequests();
 
@@ -145,8 +153,10 @@ describe('examples/spreadsheet-to-seo-reports-offline.json', () => {
 		const posts = server.requests.filter((request) => request.method === 'POST');
 		const unreachable = csvRows.filter((row) => new URL(row.url).hostname.endsWith('.invalid'));
 		expect(posts.map((request) => [request.body.url, request.status])).toEqual(unreachable.map((row) => [row.url, 422]));
-		expect(server.requests.filter((request) => request.method === 'GET')).toHaveLength(csvRows.length);
-		expect(server.requests).toHaveLength(csvRows.length + unreachable.length);
+		const reads = (requests: typeof server.requests) =>
+			requests.filter((request) => request.method === 'GET').map((request) => request.rawQuery).sort();
+		expect(reads(server.requests)).toEqual(reads(firstRun));
+		expect(server.requests).toHaveLength(reads(firstRun).length + unreachable.length);
 		expect(server.reports()).toEqual(reportsBefore);
 		const reports = again.output('Create SEO report', 0);
 		expect(reports.map((item) => [item.json.id, item.json.outcome])).toEqual(

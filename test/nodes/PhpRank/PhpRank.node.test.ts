@@ -154,7 +154,8 @@ describe('phpRank node description', () => {
 			['Return the Existing Report', 'returnExisting'],
 		]);
 		expect(ifReportExists.description).toBe('What to do when phpRank already holds a report of this URL');
-		expect(ifReportExists.hint).toMatch(/^Return or Re-Analyze the Existing Report make re-runs create nothing twice\..*Privacy and Password apply only to a created report/);
+		expect(ifReportExists.hint).toMatch(/^To run the same rows again without duplicates, pick Return or Re-Analyze the Existing Report\..*Privacy and Password apply only to new reports\.$/);
+		expect(ifReportExists.options?.[0]).toMatchObject({ description: expect.stringMatching(/running the same rows again makes duplicates$/) });
 		expect(ifReportExists.routing).toBeUndefined();
 	});
 

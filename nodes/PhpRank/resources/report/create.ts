@@ -33,17 +33,17 @@ const IF_REPORT_EXISTS_OPTIONS: INodePropertyOptions[] = [
 	{
 		name: 'Create Another Report',
 		value: IF_REPORT_EXISTS.createAnother,
-		description: 'Always create a new report: one request, and a second report of the same URL when it has one',
+		description: 'Create a new report every time, even when the URL already has one: running the same rows again makes duplicates',
 	},
 	{
 		name: 'Re-Analyze the Existing Report',
 		value: IF_REPORT_EXISTS.reanalyzeExisting,
-		description: 'Analyze the page again into the report phpRank holds (output with its previous score), or create one',
+		description: 'Analyze the page again into the report the URL already has, output with its previous score; else create one',
 	},
 	{
 		name: 'Return the Existing Report',
 		value: IF_REPORT_EXISTS.returnExisting,
-		description: 'Output the report phpRank holds as it is, or create one',
+		description: 'Output the report the URL already has, unchanged; create one if it has none',
 	},
 ];
 
@@ -72,7 +72,7 @@ const properties: INodeProperties[] = [
 		options: IF_REPORT_EXISTS_OPTIONS,
 		default: 'createAnother',
 		description: 'What to do when phpRank already holds a report of this URL',
-		hint: 'Return or Re-Analyze the Existing Report make re-runs create nothing twice. URLs are compared as phpRank writes them; Privacy and Password apply only to a created report.',
+		hint: 'To run the same rows again without duplicates, pick Return or Re-Analyze the Existing Report. http or https, www. and capital letters in the host make no difference. Privacy and Password apply only to new reports.',
 	},
 	// Read where the body is built rather than routed: a routed parameter is evaluated again for every item.
 	privacyField(),
@@ -177,15 +177,15 @@ async function reanalyzeOrCreate(
 	client: PhpRankClient,
 	{ existing, address }: { existing: IDataObject; address: ReportAddress },
 ): Promise<Outcome> {
-	try {
-		return await reanalyze(context, client, existing);
-	} catch (error) {
-		if (!(error instanceof NodeApiError && error.httpCode === '403')) throw error;
-		const current = await findReport(client, address);
-		if (current === undefined) return await create(context, client, address);
-		if (String(current.id) === String(existing.id)) throw error;
-		return await reanalyze(context, client, current);
-	}
+	const refused = await reanalyze(context, client, existing).catch((error: unknown) => {
+		if (error instanceof NodeApiError && error.httpCode === '403') return error;
+		throw error;
+	});
+	if (!(refused instanceof NodeApiError)) return refused;
+	const current = await findReport(client, address);
+	if (current === undefined) return await create(context, client, address);
+	if (String(current.id) === String(existing.id)) throw refused;
+	return await reanalyze(context, client, current);
 }
 
 async function create(context: IExecutePaginationFunctions, client: PhpRankClient, address: ReportAddress): Promise<Outcome> {

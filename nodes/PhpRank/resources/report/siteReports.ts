@@ -1,3 +1,4 @@
+import { sleep } from 'n8n-workflow';
 import type { IDataObject } from 'n8n-workflow';
 import type { PhpRankClient } from '../../shared/client';
 import { listTarget } from '../../shared/errors';
@@ -89,7 +90,7 @@ export class SiteReports {
 	 * the project, newest first, then the other pages only when they are fewer than the URLs page 1 left open.
 	 */
 	private async read(client: PhpRankClient): Promise<void> {
-		await new Promise((resolve) => setImmediate(resolve));
+		await sleep(0);
 		// For one URL, its own lookup is the one request needed.
 		if (this.unsettled() < 2) return;
 		const held = new Set<string>();
