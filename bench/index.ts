@@ -40,10 +40,12 @@ import {
 	startServer,
 	startWorkers,
 } from './processes';
+import { measureOneSite, oneSiteTable, oneSiteTitle, oneSiteVerdicts } from './oneSite';
 import { measureSlowServer, slowServerTable, SLOW_SERVER_TITLE, slowServerVerdicts } from './slowServer';
 import type { Done, Phase } from './worker';
 
 const SLOW_SERVER_CASE = '6';
+const ONE_SITE_CASE = '7';
 
 /** What the node should reach (BENCHMARKS.md, Goals). */
 const GOALS = { timeRatio: 1.2, memoryRatio: 1.5, floorRatio: 1.1, itemMemoryRatioToHttp: 1.3 };
@@ -504,20 +506,25 @@ async function main(): Promise<void> {
 	);
 
 	const planned = plan(settings);
-	const known = [...planned.map((spec) => spec.id), SLOW_SERVER_CASE];
+	const known = [...planned.map((spec) => spec.id), SLOW_SERVER_CASE, ONE_SITE_CASE];
 	const unknown = settings.cases?.filter((id) => !known.includes(id)) ?? [];
 	if (unknown.length) throw new Error(`--cases: no case ${unknown.join(', ')} (cases: ${known.join(', ')})`);
 	const chosen = (id: string) => !settings.cases || settings.cases.includes(id);
 	const cases = planned.filter((spec) => chosen(spec.id));
 	const slowServer = chosen(SLOW_SERVER_CASE);
+	const oneSite = chosen(ONE_SITE_CASE);
+	const oneSiteRows = 1000;
 	for (const spec of cases) log(`${spec.id}. ${spec.title}`);
 	if (slowServer) log(`${SLOW_SERVER_CASE}. ${SLOW_SERVER_TITLE}`);
+	if (oneSite) log(`${ONE_SITE_CASE}. ${oneSiteTitle(oneSiteRows)}`);
 	log();
 	const overflowsBefore = listenOverflows();
 	const results = await runAll(cases, settings, distCopy);
 	const overflowsAfter = listenOverflows();
 	// In this process, after the other cases' clients have ended: the node as tests run it, against the server's own pace.
 	const slowServerFigures = slowServer ? [await measureSlowServer(2), await measureSlowServer(8)] : [];
+	const oneSiteRounds = settings.short ? 1 : 3;
+	const oneSiteFigures = oneSite ? await measureOneSite(oneSiteRows, oneSiteRounds) : undefined;
 
 	const loadRuns = settings.short ? 2 : 5;
 	const nodeLoad = measureLoading(builtPackage(distCopy).node, 'PhpRank', loadRuns);
@@ -545,6 +552,12 @@ async function main(): Promise<void> {
 			slowServerTable(slowServerFigures),
 		);
 	}
+	if (oneSiteFigures) {
+		section(
+			`${ONE_SITE_CASE}. ${oneSiteTitle(oneSiteRows)}: ${oneSiteRounds} round(s), each run on a new server but the re-run, the node from source in this process`,
+			oneSiteTable(oneSiteFigures),
+		);
+	}
 	section(
 		'Where the n8n clients spend their time: n8n expression evaluations in one extra run, counted and timed',
 		expressionTable(results),
@@ -560,6 +573,7 @@ async function main(): Promise<void> {
 	};
 	for (const m of results.filter((result) => result.variant === 'phpRank')) printVerdicts(caseLabel(m), verdicts(results, m.job));
 	if (slowServer) printVerdicts(`${SLOW_SERVER_CASE} slow phpRank behind a proxy`, slowServerVerdicts(slowServerFigures));
+	if (oneSiteFigures) printVerdicts(`${ONE_SITE_CASE} rows of one site with Return the Existing Report`, oneSiteVerdicts(oneSiteFigures));
 	for (const m of results.filter((result) => result.runs.some((run) => run.failedRequests > 0))) {
 		log(`Note: ${VARIANT_LABELS[m.variant]}, ${describeJob(m.job)}: the server answered some requests with an error`);
 	}
@@ -570,7 +584,7 @@ async function main(): Promise<void> {
 	log(`Load average at the end: ${loadAverage()}; ${((Date.now() - started) / 1000).toFixed(0)} s in all.`);
 
 	if (settings.jsonFile) {
-		const figures = { settings, results, load: { phpRank: nodeLoad, httpRequest: httpLoad }, slowServer: slowServerFigures };
+		const figures = { settings, results, load: { phpRank: nodeLoad, httpRequest: httpLoad }, slowServer: slowServerFigures, oneSite: oneSiteFigures };
 		writeFileSync(settings.jsonFile, JSON.stringify(figures, null, 2));
 		log(`Figures written to ${settings.jsonFile}`);
 	}
