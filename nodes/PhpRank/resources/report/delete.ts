@@ -21,7 +21,7 @@ export const reportDeleteOperation: INodePropertyOptions = {
 async function deleteReport(this: IExecutePaginationFunctions, requestData: RequestData): Promise<INodeExecutionData[]> {
 	const client = PhpRankClient.forItem(this, requestData);
 	const deletion = deletionOf(this, await client.request());
-	SiteReports.deleted(client, deletion.id);
+	SiteReports.changed(client, deletion.id);
 	return toItems(this, [deletion]);
 }
 

@@ -6,7 +6,7 @@ import { LARGEST_PAGE_SIZE } from '../../shared/values';
 import { addressOfReport, findReport } from './existingReport';
 import type { ReportAddress } from './existingReport';
 
-/** Every SiteReports of this n8n process, by phpRank server: what a create or delete here changes, each hears of. */
+/** Every SiteReports of this n8n process, by phpRank server: each hears of the reports created, updated or deleted here. */
 const everySiteReports = new Map<string, Set<WeakRef<SiteReports>>>();
 
 /**
@@ -36,11 +36,13 @@ export class SiteReports {
 		}
 	}
 
-	/** A report this process deleted: its URL may still have older reports, which only a lookup can tell. */
-	static deleted(client: PhpRankClient, id: unknown): void {
+	/** A report this process updated (its new state) or deleted (undefined: its URL may still have older reports). */
+	static changed(client: PhpRankClient, id: unknown, report?: IDataObject): void {
 		for (const siteReports of SiteReports.ofServer(client.server)) {
-			for (const [url, report] of siteReports.reports) {
-				if (report !== undefined && String(report.id) === String(id)) siteReports.reports.delete(url);
+			for (const [url, known] of siteReports.reports) {
+				if (known === undefined || String(known.id) !== String(id)) continue;
+				if (report === undefined) siteReports.reports.delete(url);
+				else siteReports.reports.set(url, report);
 			}
 		}
 	}

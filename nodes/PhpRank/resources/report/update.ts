@@ -16,6 +16,7 @@ import { setReportPath } from '../../shared/paths';
 import { isAnalysis } from '../../shared/rateLimit';
 import { failInput, parseBoolean, parseOption, requirePassword } from '../../shared/validation';
 import { PRIVACY, PRIVACY_OPTIONS } from '../../shared/values';
+import { SiteReports } from './siteReports';
 
 const showOnlyForReportUpdate = { resource: ['report'], operation: ['update'] };
 
@@ -72,6 +73,7 @@ async function updateReport(this: IExecutePaginationFunctions, requestData: Requ
 			? recordOf(this, await client.request({ method: 'GET', url: String(requestData.options.url) }))
 			: undefined;
 	const record = recordOf(this, await client.request());
+	SiteReports.changed(client, record.id, record);
 	const additions = addPreviousScore ? previousScoreOf(previous ?? record, record) : {};
 	return reportItems(this, record, { site: await client.site(), additions });
 }

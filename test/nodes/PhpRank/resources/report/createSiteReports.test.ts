@@ -2,8 +2,10 @@
  * Report > Create with Return or Re-Analyze the Existing Report, for the rows of one site: the site's reports are
  * read once per execution, 100 a page, whenever that takes fewer requests than looking each row's URL up.
  */
+import type { INode, INodeParameters } from 'n8n-workflow';
+import { credentialReferences, manualWorkflow, runWorkflow, TRIGGER_NODE_NAME } from '../../../../../dev/engine';
 import type { PhpRankServer } from '../../../../support/phpRank';
-import { apiRequests, runPhpRank, useServer } from '../../../../support/phpRank';
+import { apiRequests, credentialsFor, runPhpRank, useServer } from '../../../../support/phpRank';
 
 const server = useServer();
 
@@ -221,6 +223,91 @@ describe('Report > Create: the rows of one site', () => {
 		expect(items.map((item) => [item.json.url, item.json.outcome])).toEqual([
 			[held.url, 'created'],
 			['example.com/new', 'created'],
+		]);
+	});
+});
+
+describe('Report > Create: one execution, several phpRank nodes', () => {
+	/** Create (Return the Existing Report) → `between` → Create again, for the rows, in one execution. */
+	async function createThenAgain(urls: string[], between: { name: string; parameters: Record<string, unknown> }) {
+		const credentials = credentialsFor(server());
+		const node = (name: string, x: number, parameters: Record<string, unknown>): INode => ({
+			id: `00000000-0000-4000-8000-00000000010${x}`,
+			name,
+			type: 'n8n-nodes-phprank.phpRank',
+			typeVersion: 1,
+			position: [x * 220, 0],
+			parameters: parameters as INodeParameters,
+			...credentialReferences(credentials),
+		});
+		const createFrom = (url: string) => ({ resource: 'report', operation: 'create', url, ifReportExists: 'returnExisting' });
+		const nodes = [
+			node('Create', 1, createFrom('={{ $json.url }}')),
+			node(between.name, 2, between.parameters),
+			node('Create again', 3, createFrom("=https://{{ $('Create').item.json.url }}")),
+		];
+		const workflow = manualWorkflow(nodes, {
+			Create: { main: [[{ node: between.name, type: 'main', index: 0 }]] },
+			[between.name]: { main: [[{ node: 'Create again', type: 'main', index: 0 }]] },
+		});
+		return await runWorkflow({ ...workflow, pinData: { [TRIGGER_NODE_NAME]: urls.map((url) => ({ json: { url } })) } }, { credentials });
+	}
+
+	it('reads the site once, and a later node returns the reports as an earlier one re-analyzed them', async () => {
+		const urls = ['https://example.com/a', 'https://example.com/b'];
+		await createRows('createAnother', urls);
+		server().changePage('example.com/a', { quality: 0 });
+		server().clearRequests();
+
+		const result = await createThenAgain(urls, {
+			name: 'Re-analyze',
+			parameters: { resource: 'report', operation: 'update', reportId: '={{ $json.id }}', updateFields: { reanalyze: true } },
+		});
+
+		expect(result.error).toBeUndefined();
+		expect(reads()).toHaveLength(1);
+		const reanalyzed = result.output('Re-analyze').map((item) => [item.json.id, item.json.result]);
+		expect(reanalyzed[0][1]).not.toEqual(result.output('Create')[0].json.result);
+		expect(result.output('Create again').map((item) => [item.json.id, item.json.result, item.json.outcome])).toEqual(
+			reanalyzed.map(([id, score]) => [id, score, 'existing']),
+		);
+	});
+
+	it('looks up the URLs whose reports an earlier node deleted, and creates them anew', async () => {
+		const urls = ['https://example.com/a', 'https://example.com/b'];
+		await createRows('createAnother', urls);
+		server().clearRequests();
+
+		const result = await createThenAgain(urls, {
+			name: 'Delete',
+			parameters: { resource: 'report', operation: 'delete', reportId: '={{ $json.id }}' },
+		});
+
+		expect(result.error).toBeUndefined();
+		expect(siteReads()).toHaveLength(1);
+		expect(lookups().map((request) => request.query.search).sort()).toEqual(['example.com/a', 'example.com/b']);
+		expect(result.output('Create again').map((item) => item.json.outcome)).toEqual(['created', 'created']);
+		expect(server().reports()).toHaveLength(2);
+	});
+});
+
+describe('Report > Create: executions at once in one n8n process', () => {
+	it('make one report of a URL that rows of both ask for', async () => {
+		const [first, second] = await Promise.all([
+			createRows('returnExisting', ['https://example.com/a', 'https://example.com/b', 'https://example.com/c']),
+			createRows('returnExisting', ['https://example.com/b', 'https://example.com/c', 'https://example.com/d']),
+		]);
+
+		expect([first.error, second.error]).toEqual([undefined, undefined]);
+		expect(server().reports().map((report) => report.url).sort()).toEqual(['a', 'b', 'c', 'd'].map((page) => `example.com/${page}`));
+		const outcomes = [...first.items, ...second.items].map((item) => `${String(item.json.url)} ${String(item.json.outcome)}`).sort();
+		expect(outcomes).toEqual([
+			'example.com/a created',
+			'example.com/b created',
+			'example.com/b existing',
+			'example.com/c created',
+			'example.com/c existing',
+			'example.com/d created',
 		]);
 	});
 });
