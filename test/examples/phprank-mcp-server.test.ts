@@ -7,6 +7,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { runTool } from '../../dev/engine';
 import { loadExampleWorkflow } from '../../dev/examples';
+import { resultBandOf } from '../../dev/server/listQuery';
 import { apiRequests, credentialsFor, failedChecksOnServer, useServer } from '../support/phpRank';
 
 const example = loadExampleWorkflow('phprank-mcp-server.json');
@@ -32,8 +33,12 @@ const newestFirst = () => [...server().reports()].sort((a, b) => b.id - a.id);
 /** What a tool answers about a stored report: score, grade, failed checks and link, without per-check results. */
 function expectCompactReport(answer: IDataObject) {
 	const stored = report(answer.id);
-	expect(answer).toMatchObject({ result: stored.result, failedChecks: failedChecksOnServer(stored), reportUrl: `${server().url}/reports/${stored.id}` });
-	expect(answer.grade).toBe(stored.result > 79 ? 'good' : stored.result >= 49 ? 'decent' : 'bad');
+	expect(answer).toMatchObject({
+		result: stored.result,
+		grade: resultBandOf(stored.result),
+		failedChecks: failedChecksOnServer(stored),
+		reportUrl: `${server().url}/reports/${stored.id}`,
+	});
 	expect(answer).not.toHaveProperty('results');
 }
 
