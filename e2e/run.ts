@@ -50,7 +50,7 @@ function checkExampleStructure(example: Example): string {
 	assertEqual(new Set(workflow.nodes.map((node) => node.id)).size, names.length, 'distinct node ids');
 	for (const [from, outputs] of Object.entries(workflow.connections ?? {})) {
 		assert(names.includes(from), `a connection starts at a missing node "${from}"`);
-		for (const target of (outputs.main ?? []).flat()) assert(target && names.includes(target.node), `a connection from "${from}" ends at a missing node`);
+		for (const target of Object.values(outputs).flat(2)) assert(target && names.includes(target.node), `a connection from "${from}" ends at a missing node`);
 	}
 	assert(
 		workflow.nodes.some((node) => node.type === 'n8n-nodes-base.stickyNote' && String(node.parameters.content ?? '').trim().length > 40),

@@ -62,7 +62,8 @@ export interface WorkflowJson {
 	id: string;
 	name: string;
 	nodes: WorkflowNode[];
-	connections: Record<string, { main?: Array<Array<{ node: string }> | null> }>;
+	/** By source node, then by connection type (`main`, `ai_tool`, …). */
+	connections: Record<string, Partial<Record<string, Array<Array<{ node: string }> | null>>>>;
 	[key: string]: unknown;
 }
 

@@ -11,11 +11,12 @@ import type { INodePropertyOptions, INodeTypeDescription } from 'n8n-workflow';
 
 import { startPhpRankServer, type PhpRankServer } from '../../dev/server';
 import { DOCUMENTED, runBrowserChecks } from '../lib/browser';
-import { assert, assertEqual, type Checks } from '../lib/checks';
+import { assert, assertEqual, StepFailed, type Checks } from '../lib/checks';
 import { installIntoUserFolder, type PackedPackage } from '../../dev/n8n/communityPackage';
 import { DEMO_CREDENTIAL, demoCredential, PACKAGE_NODE_PREFIX, type Example, type WorkflowJson, type WorkflowNode } from '../../dev/n8n/examples';
 import { parseCliExecution, runManually, waitForExecution } from '../../dev/n8n/executions';
 import { EXPECTATIONS, GENERIC_EXPECTATION, snapshot } from '../lib/expectations';
+import { importMcpCredential, mcpExample, runMcpChecks } from '../lib/mcp';
 import { runParityChecks } from '../lib/parity';
 import { N8n, N8nRest, type Owner, type RunningN8n } from '../../dev/n8n/n8n';
 import type { N8nInstallation } from '../../dev/n8n/n8nInstall';
@@ -86,6 +87,10 @@ export async function proveSingleInstance(leg: LegContext & { screenshotsDir: st
 		await checks.step(`n8n import:credentials: ${DEMO_CREDENTIAL.type} "${DEMO_CREDENTIAL.name}" (id ${DEMO_CREDENTIAL.id})`, async () => {
 			const said = await n8nSetup.import('credentials', [demoCredential(phpRank)]);
 			assert(/Successfully imported 1 credential/.test(said), 'n8n did not report the import');
+		});
+		const mcp = mcpExample(examples);
+		await checks.step(`n8n import:credentials: httpBearerAuth "${mcp.credential.name}", the token of examples/${mcp.example.file}`, async () => {
+			await importMcpCredential(n8nSetup, mcp);
 		});
 		await checks.step(`n8n import:workflow: all ${examples.length} workflows under examples/`, async () => {
 			await importWorkflows(n8nSetup, examples.map((example) => example.workflow));
@@ -198,6 +203,14 @@ export async function proveSingleInstance(leg: LegContext & { screenshotsDir: st
 				const calls = phpRank.requests.length - before;
 				assert(calls > 0, 'the phpRank server received no request');
 				return `execution ${executionId}, ${calls} requests to the phpRank server`;
+			});
+		}
+
+		const toolType = typeNamed(TOOL_NODE_TYPE);
+		if (toolType) {
+			// Its own steps depend on one another, the rest of the leg does not depend on them.
+			await runMcpChecks(checks, { mcp, rest, n8nUrl: url, n8nVersion: install.n8nVersion, phpRank, toolType }).catch((error: unknown) => {
+				if (!(error instanceof StepFailed)) throw error;
 			});
 		}
 

@@ -1,24 +1,24 @@
 import { readdirSync } from 'node:fs';
-import type { INodeParameters, INodeProperties } from 'n8n-workflow';
+import type { INodeParameters, INodeProperties, INodeTypeDescription } from 'n8n-workflow';
 import { NodeHelpers } from 'n8n-workflow';
 import { HarnessNodeTypes } from '../../dev/engine';
 import { EXAMPLES_DIR, loadExampleWorkflow } from '../../dev/examples';
 
 // As n8n serves them: with the parameters it adds itself (Poll Times, the request options).
 const nodeTypes = new HarnessNodeTypes();
-const propertiesOf = (type: string) => nodeTypes.getByNameAndVersion(type).description.properties;
-const PACKAGE_TYPES = ['n8n-nodes-phprank.phpRank', 'n8n-nodes-phprank.phpRankTrigger'];
+const descriptionOf = (type: string) => nodeTypes.getByNameAndVersion(type).description;
+const PACKAGE_TYPES = ['n8n-nodes-phprank.phpRank', 'n8n-nodes-phprank.phpRankTool', 'n8n-nodes-phprank.phpRankTrigger'];
 
 // n8n keeps only what a node declares and drops the rest without a word, so a renamed parameter left in an
 // example would silently change what the example does.
-function undeclared(parameters: INodeParameters, properties: INodeProperties[], path = ''): string[] {
-	const shown = properties.filter((property) => NodeHelpers.displayParameter(parameters, property, null, null, parameters));
+function undeclared(parameters: INodeParameters, description: INodeTypeDescription, properties = description.properties, path = ''): string[] {
+	const shown = properties.filter((property) => NodeHelpers.displayParameter(parameters, property, null, description, parameters));
 	return Object.entries(parameters).flatMap(([name, value]) => {
 		const declared = (path ? properties : shown).filter((property) => property.name === name);
 		if (declared.length === 0) return [`${path}${name}`];
 		const collection = declared.find((property) => property.type === 'collection');
 		if (collection && typeof value === 'object' && value !== null) {
-			return undeclared(value as INodeParameters, collection.options as INodeProperties[], `${path}${name}.`);
+			return undeclared(value as INodeParameters, description, collection.options as INodeProperties[], `${path}${name}.`);
 		}
 		return [];
 	});
@@ -31,7 +31,7 @@ describe('example workflows', () => {
 		const nodes = loadExampleWorkflow(file).nodes.filter((node) => PACKAGE_TYPES.includes(node.type));
 		expect(nodes.length).toBeGreaterThan(0);
 		for (const node of nodes) {
-			expect({ node: node.name, undeclared: undeclared(node.parameters, propertiesOf(node.type)) }).toEqual({
+			expect({ node: node.name, undeclared: undeclared(node.parameters, descriptionOf(node.type)) }).toEqual({
 				node: node.name,
 				undeclared: [],
 			});

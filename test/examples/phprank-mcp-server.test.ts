@@ -1,0 +1,135 @@
+/**
+ * examples/phprank-mcp-server.json: each tool of the MCP server example called as a client's model would call it,
+ * in n8n's engine against the bundled server. The end-to-end suite calls the same tools through n8n's MCP Server
+ * Trigger with an MCP client.
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+import { runTool } from '../../dev/engine';
+import { loadExampleWorkflow } from '../../dev/examples';
+import { resultBandOf } from '../../dev/server/listQuery';
+import { apiRequests, credentialsFor, failedChecksOnServer, useServer } from '../support/phpRank';
+
+const example = loadExampleWorkflow('phprank-mcp-server.json');
+const TRIGGER_TYPE = '@n8n/n8n-nodes-langchain.mcpTrigger';
+
+const server = useServer({}, (phpRank) => phpRank.seedReports(30, { projects: ['example.com', 'shop.example.org'] }));
+
+function toolNode(name: string) {
+	const node = example.nodes.find((candidate) => candidate.name === name);
+	if (!node) throw new Error(`examples/phprank-mcp-server.json has no node "${name}"`);
+	return node;
+}
+
+/** The tool called with these arguments; its answer parsed, or its error. */
+async function callTool(name: string, args: IDataObject) {
+	const node = toolNode(name);
+	return await runTool({ type: node.type, parameters: node.parameters, args, credentials: credentialsFor(server()) });
+}
+
+const report = (id: unknown) => server().reports().find((candidate) => candidate.id === id)!;
+const newestFirst = () => [...server().reports()].sort((a, b) => b.id - a.id);
+
+/** What a tool answers about a stored report: score, grade, failed checks and link, without per-check results. */
+function expectCompactReport(answer: IDataObject) {
+	const stored = report(answer.id);
+	expect(answer).toMatchObject({
+		result: stored.result,
+		grade: resultBandOf(stored.result),
+		failedChecks: failedChecksOnServer(stored),
+		reportUrl: `${server().url}/reports/${stored.id}`,
+	});
+	expect(answer).not.toHaveProperty('results');
+}
+
+describe('examples/phprank-mcp-server.json', () => {
+	it('connects seven phpRank tools to the MCP Server Trigger, one per operation', () => {
+		const trigger = example.nodes.find((node) => node.type === TRIGGER_TYPE)!;
+		const tools = Object.entries(example.connections).map(([from, outputs]) => ({ from, to: outputs.ai_tool?.flat().map((target) => target?.node) }));
+		const operations = tools.map(({ from }) => `${String(toolNode(from).parameters.resource)}/${String(toolNode(from).parameters.operation)}`);
+
+		expect(tools.every(({ to }) => to?.length === 1 && to[0] === trigger.name)).toBe(true);
+		expect(operations.sort()).toEqual(['project/delete', 'project/getAll', 'report/create', 'report/delete', 'report/get', 'report/getAll', 'report/update']);
+	});
+
+	it('create_seo_report: a new URL gets a report, the same URL again returns that report', async () => {
+		const url = 'https://agent.example.com/pricing';
+		const created = await callTool('create_seo_report', { url });
+		const again = await callTool('create_seo_report', { url });
+
+		const stored = server().reports().filter((candidate) => candidate.url.includes('agent.example.com/pricing'));
+		expect(stored).toHaveLength(1);
+		expect(created.response).toMatchObject([{ id: stored[0].id, outcome: 'created' }]);
+		expect(again.response).toMatchObject([{ id: stored[0].id, outcome: 'existing' }]);
+		expectCompactReport((created.response as IDataObject[])[0]);
+	});
+
+	it('get_seo_report: the report by its ID, compact', async () => {
+		const { response } = await callTool('get_seo_report', { reportId: 7 });
+
+		expect(apiRequests(server()).map((request) => request.rawPath)).toEqual(['/api/v1/reports/7']);
+		expectCompactReport((response as IDataObject[])[0]);
+	});
+
+	it('list_seo_reports: 20 newest without arguments; sorted by score, ascending, for the worst pages', async () => {
+		const newest = await callTool('list_seo_reports', {});
+		const worst = await callTool('list_seo_reports', { sortBy: 'result', sortOrder: 'asc', limit: 5 });
+
+		expect((newest.response as IDataObject[]).map((item) => item.id)).toEqual(newestFirst().slice(0, 20).map((stored) => stored.id));
+		const scores = (worst.response as IDataObject[]).map((item) => item.result);
+		expect(scores).toEqual(
+			server()
+				.reports()
+				.map((stored) => stored.result)
+				.sort((a, b) => a - b)
+				.slice(0, 5),
+		);
+		for (const item of worst.response as IDataObject[]) expectCompactReport(item);
+		expect(apiRequests(server()).at(-1)?.query).toMatchObject({ sort_by: 'result', sort: 'asc' });
+	});
+
+	it('list_seo_reports: a search keeps the reports whose URL contains the text', async () => {
+		const { response } = await callTool('list_seo_reports', { search: 'shop.example.org' });
+
+		const expected = newestFirst().filter((stored) => stored.url.includes('shop.example.org'));
+		expect(expected.length).toBeGreaterThan(0);
+		expect((response as IDataObject[]).map((item) => item.id)).toEqual(expected.slice(0, 20).map((stored) => stored.id));
+	});
+
+	it('reanalyze_seo_report: the page analyzed again, with what changed', async () => {
+		const before = report(4);
+		server().changePage(before.url, { quality: 0 });
+		const { response } = await callTool('reanalyze_seo_report', { reportId: 4 });
+
+		const [answer] = response as IDataObject[];
+		expectCompactReport(answer);
+		expect(answer).toMatchObject({ previousResult: before.result, resultChange: report(4).result - before.result });
+		expect(report(4).result).toBeLessThan(before.result);
+	});
+
+	it('delete_seo_report and delete_project delete what they name', async () => {
+		const deletedReport = await callTool('delete_seo_report', { reportId: 5 });
+		const deletedProject = await callTool('delete_project', { projectName: 'shop.example.org' });
+
+		expect(deletedReport.response).toEqual([{ deleted: true, id: 5 }]);
+		expect(deletedProject.response).toEqual([{ deleted: true, id: 'shop.example.org' }]);
+		expect(server().reports().some((stored) => stored.id === 5 || stored.project === 'shop.example.org')).toBe(false);
+	});
+
+	it('list_projects: the projects with their average score', async () => {
+		const { response } = await callTool('list_projects', {});
+
+		expect((response as IDataObject[]).map((item) => item.project).sort()).toEqual(['example.com', 'shop.example.org']);
+	});
+
+	it.each([
+		['create_seo_report', { url: 'example.com/pricing' }, /^URL must be an absolute http\(s\) address .*; got "example.com\/pricing"/],
+		['list_seo_reports', { sortBy: 'score' }, /^Sort By must be one of: id \(Date Created\), generated_at .*; got "score"/],
+		['get_seo_report', { reportId: 99999 }, /^Report 99999 was not found/],
+	])('%s with bad arguments (%j) fails with a message naming the cause', async (name, args, message) => {
+		const { error } = await callTool(name, args);
+
+		expect(error?.message).toMatch(message);
+		if (name !== 'get_seo_report') expect(apiRequests(server())).toHaveLength(0);
+	});
+});
