@@ -125,7 +125,7 @@ export function siteAuditSummary(server: PhpRankServer, before: ReportState[], r
 		return parts.length ? [`• ${url}: ${parts.join('; ')} ${reportUrl(report)}`] : [];
 	});
 	const worst = [...audited].sort((a, b) => a.report.result - b.report.result).slice(0, 5);
-	const failed = [...run.errors].map(([url, error]) => `• ${url}: ${error.split('\n')[0]}`);
+	const failed = [...run.errors].map(([url, error]) => `• ${url}: ${error.split('\n')[0].replace(/:$/, '')}`);
 	const lines = (list: string[]) => (list.length ? list.join('\n') : 'none');
 	return [
 		`*SEO audit of ${new URL(SITE_ORIGIN).hostname.replace(/^www\./, '')}*: ${audited.length} pages analyzed: ${count('good')} good, ${count('decent')} decent, ${count('bad')} bad` +

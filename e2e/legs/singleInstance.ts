@@ -13,7 +13,7 @@ import { startPhpRankServer, type PhpRankServer } from '../../dev/server';
 import { DOCUMENTED, runBrowserChecks } from '../lib/browser';
 import { assert, assertEqual, type Checks } from '../lib/checks';
 import { installIntoUserFolder, type PackedPackage } from '../../dev/n8n/communityPackage';
-import { DEMO_CREDENTIAL, demoCredential, PACKAGE_NODE_PREFIX, type Example, type WorkflowJson, type WorkflowNode } from '../../dev/n8n/examples';
+import { DEMO_CREDENTIAL, demoCredential, PACKAGE_NODE_PREFIX, pointedAt, type Example, type WorkflowJson, type WorkflowNode } from '../../dev/n8n/examples';
 import { parseCliExecution, runManually, waitForExecution } from '../../dev/n8n/executions';
 import { EXPECTATIONS, GENERIC_EXPECTATION, snapshot } from '../lib/expectations';
 import { runParityChecks } from '../lib/parity';
@@ -88,7 +88,7 @@ export async function proveSingleInstance(leg: LegContext & { screenshotsDir: st
 			assert(/Successfully imported 1 credential/.test(said), 'n8n did not report the import');
 		});
 		await checks.step(`n8n import:workflow: all ${examples.length} workflows under examples/`, async () => {
-			await importWorkflows(n8nSetup, examples.map((example) => example.workflow));
+			await importWorkflows(n8nSetup, examples.map((example) => pointedAt(example.workflow, phpRank)));
 			const listed = (await n8nSetup.cli(['list:workflow'])).stdout().split('\n');
 			const missing = examples.filter((example) => !listed.some((line) => line.startsWith(`${example.id}|`)));
 			assert(missing.length === 0, `n8n list:workflow lacks ${missing.map((example) => example.file).join(', ')}`);
