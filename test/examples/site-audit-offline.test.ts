@@ -7,6 +7,7 @@ import { GONE_PAGES, SITE_PAGES, SITEMAP_FILES } from '../../dev/server/site';
 import { EXAMPLES_DIR, loadExampleWorkflow, siteAuditSummary } from '../../dev/examples';
 import { runWorkflow } from '../../dev/engine';
 import type { RunResult, WorkflowFixture } from '../../dev/engine';
+import { EXAMPLE_SERVER_ORIGIN, loadExamples } from '../../dev/n8n/examples';
 import { apiRequests } from '../support/phpRank';
 
 const WORKFLOW_FILE = 'site-audit-offline.json';
@@ -46,6 +47,9 @@ describe('examples/site-audit-offline.json', () => {
 			rule: { interval: [{ field: 'weeks', triggerAtDay: [1], triggerAtHour: 6 }] },
 		});
 		expect(slack.nodes.find((node) => node.type === 'n8n-nodes-base.slack')?.parameters.text).toBe('={{ $json.text }}');
+		// The end-to-end suite runs it with n8n execute: it fetches from the bundled server alone.
+		expect(JSON.stringify(offline)).toContain(`${EXAMPLE_SERVER_ORIGIN}/__site/sitemap.xml`);
+		expect(loadExamples().find((example) => example.file === WORKFLOW_FILE)?.offline).toBe(true);
 		expect(offline.nodes.find((node) => node.name === 'Audit page')).toMatchObject({
 			parameters: { ifReportExists: 'reanalyzeExisting' },
 			onError: 'continueRegularOutput',
