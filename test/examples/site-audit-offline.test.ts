@@ -110,6 +110,20 @@ describe('examples/site-audit-offline.json', () => {
 		});
 	});
 
+	it('reads a sitemap that is not an index as the only sitemap', async () => {
+		server.reset();
+		const workflow = loadExampleWorkflow(WORKFLOW_FILE, server);
+		const sitemapUrl = `${new URL(server.url).origin}/__site/${SITEMAP_FILES[0]}`;
+		const [assignment] = (workflow.nodes.find((node) => node.name === 'Sitemap to audit')!.parameters.assignments as { assignments: Array<{ value: string }> }).assignments;
+		assignment.value = sitemapUrl;
+		const result = await runWorkflow(workflow, { credentials: { phpRankApi: { baseUrl: server.url, apiKey: server.apiKey } } });
+
+		expect(result.error).toBeUndefined();
+		expect(siteRequests()).toEqual([`GET /__site/${SITEMAP_FILES[0]} 200`, `GET /__site/${SITEMAP_FILES[0]} 200`]);
+		expect(audited(result)).toEqual(SITE_PAGES.slice(0, 5));
+		expect(server.reports().map((report) => report.targetUrl).sort()).toEqual(SITE_PAGES.slice(0, 5).sort());
+	});
+
 	describe('the next audit, after a page changed', () => {
 		let before: ReportState[];
 		let result: RunResult;
