@@ -116,22 +116,6 @@ export class PhpRankServer {
 	readonly seedProjects = (count: number, options: { userId?: number } = {}) => this.store.seed({ projects: count }, options.userId);
 	readonly clearRequests = () => this.requests.splice(0);
 
-	/**
-	 * Reports of these absolute URLs as a create would make them now (changed pages included), without a request:
-	 * what an earlier run left. Returns their ids.
-	 */
-	addReports(urls: string[], userId = this.options.users[0].id): number[] {
-		return urls.map((url) => {
-			const target = parseReportTarget(url);
-			if (!target) throw new Error(`Not an absolute http(s) URL: ${url}`);
-			const quality = this.settings.changedPages.get(target.url)?.quality;
-			const now = nowInSeconds();
-			const times = { generatedAt: now, createdAt: now, updatedAt: now };
-			const fields = { ...target, score: scorePage(target.targetUrl, quality), privacy: 0, password: null, ...times };
-			return this.store.insertReport(userId, quality === undefined ? fields : { ...fields, quality }).id;
-		});
-	}
-
 	/** `basePath` normalised ('' or '/folder'), `users` not empty. */
 	constructor(private readonly options: PhpRankServerOptions & { basePath: string; users: PhpRankUser[] }) {
 		this.store = new PhpRankStore(options.users);
@@ -188,6 +172,22 @@ export class PhpRankServer {
 		}
 		if (!(change.quality >= 0 && change.quality <= 1)) throw new Error('A changed page needs a "quality" from 0 to 1');
 		this.settings.changedPages.set(key, { quality: change.quality });
+	}
+
+	/**
+	 * Reports of these absolute URLs as a create would make them now (changed pages included), without a request:
+	 * what an earlier run left. Returns their ids.
+	 */
+	addReports(urls: string[], userId = this.options.users[0].id): number[] {
+		return urls.map((url) => {
+			const target = parseReportTarget(url);
+			if (!target) throw new Error(`Not an absolute http(s) URL: ${url}`);
+			const quality = this.settings.changedPages.get(target.url)?.quality;
+			const now = nowInSeconds();
+			const times = { generatedAt: now, createdAt: now, updatedAt: now };
+			const fields = { ...target, score: scorePage(target.targetUrl, quality), privacy: 0, password: null, ...times };
+			return this.store.insertReport(userId, quality === undefined ? fields : { ...fields, quality }).id;
+		});
 	}
 
 	private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
