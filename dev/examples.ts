@@ -8,10 +8,12 @@ import path from 'node:path';
 import { RESTRICT_FILE_ACCESS_TO } from 'n8n-core';
 import type { INodeExecutionData } from 'n8n-workflow';
 
-import type { PhpRankServer } from './server';
+import type { PhpRankServer, ReportState } from './server';
 import { failedChecks, scorePage } from './server/analysis';
 import { resultBandOf } from './server/listQuery';
+import { SITE_ORIGIN } from './server/site';
 import type { WorkflowFixture } from './engine';
+import { pointedAt } from './n8n/examples';
 
 export const REPOSITORY_ROOT = path.resolve(__dirname, '..');
 export const EXAMPLES_DIR = path.join(REPOSITORY_ROOT, 'examples');
@@ -29,10 +31,12 @@ export function allowExampleFiles(): void {
 /**
  * The workflow exported in `examples/<fileName>`. The file keeps repository-relative file paths,
  * which n8n resolves against the folder it was started from; here they are made absolute so that
- * the run does not depend on the current folder.
+ * the run does not depend on the current folder. With `server`, what it fetches from the bundled
+ * server directly (the site audit's sitemap) is fetched from that one.
  */
-export function loadExampleWorkflow(fileName: string): WorkflowFixture {
-	const workflow = JSON.parse(readFileSync(path.join(EXAMPLES_DIR, fileName), 'utf8')) as WorkflowFixture;
+export function loadExampleWorkflow(fileName: string, server?: { url: string }): WorkflowFixture {
+	const read = JSON.parse(readFileSync(path.join(EXAMPLES_DIR, fileName), 'utf8')) as WorkflowFixture;
+	const workflow = server ? pointedAt(read, server) : read;
 	for (const node of workflow.nodes) {
 		const selector = node.parameters.fileSelector;
 		if (node.type === 'n8n-nodes-base.readWriteFile' && typeof selector === 'string' && !path.isAbsolute(selector)) {
@@ -96,4 +100,41 @@ export function seedReportsWithChangedPages(server: PhpRankServer): void {
 		server.changePage(report.url, { quality });
 		break;
 	}
+}
+
+const IMPORTANCES = ['high', 'medium', 'low'] as const;
+
+/**
+ * The summary the site audit examples make of a run over the fixture site (dev/server/site.ts), from the server's
+ * reports before and after it: `pages` in the order the run audited them, `errors` the message of each page that failed.
+ */
+export function siteAuditSummary(server: PhpRankServer, before: ReportState[], run: { pages: string[]; errors: Map<string, string> }): string {
+	const newest = (reports: ReportState[], url: string) =>
+		reports.filter((report) => report.targetUrl === url).reduce<ReportState | undefined>((last, report) => (last && last.id > report.id ? last : report), undefined);
+	const reportUrl = (report: ReportState) => `${server.url}/reports/${report.id}`;
+	const audited = run.pages.filter((url) => !run.errors.has(url)).map((url) => ({ url, report: newest(server.reports(), url)! }));
+	const count = (grade: string) => audited.filter(({ report }) => resultBandOf(report.result) === grade).length;
+	const newlyFailing = audited.flatMap(({ url, report }) => {
+		const previous = before.find((candidate) => candidate.id === report.id);
+		if (!previous) return [];
+		const failedBefore = failedChecks(previous.targetUrl, previous.quality);
+		const failedNow = failedChecks(report.targetUrl, report.quality);
+		const parts = IMPORTANCES.map((importance) => [importance, failedNow[importance].filter((name) => !failedBefore[importance].includes(name))] as const)
+			.filter(([, names]) => names.length)
+			.map(([importance, names]) => `${names.join(', ')} (${importance})`);
+		return parts.length ? [`• ${url}: ${parts.join('; ')} ${reportUrl(report)}`] : [];
+	});
+	const worst = [...audited].sort((a, b) => a.report.result - b.report.result).slice(0, 5);
+	const failed = [...run.errors].map(([url, error]) => `• ${url}: ${error.split('\n')[0].replace(/:$/, '')}`);
+	const lines = (list: string[]) => (list.length ? list.join('\n') : 'none');
+	return [
+		`*SEO audit of ${new URL(SITE_ORIGIN).hostname.replace(/^www\./, '')}*: ${audited.length} pages analyzed: ${count('good')} good, ${count('decent')} decent, ${count('bad')} bad` +
+			`${failed.length ? `; ${failed.length} could not be analyzed` : ''}.`,
+		'*Worst pages*',
+		lines(worst.map(({ url, report }) => `• ${url}: ${report.result}/100 (${resultBandOf(report.result)}) ${reportUrl(report)}`)),
+		'*Checks newly failing since the last audit*',
+		lines(newlyFailing),
+		'*Could not be analyzed*',
+		lines(failed),
+	].join('\n');
 }

@@ -3,16 +3,21 @@
  * against the bundled phpRank-compatible server and prints what it did, row by row, then runs it again
  * to show that the second run creates nothing. Then two of the pages change on the server, and
  * examples/scheduled-reanalysis-offline.json re-analyzes every report and prints its alerts: the checks that
- * newly fail, the score change and the link. Offline: no build step, no n8n instance, no network beyond 127.0.0.1.
+ * newly fail, the score change and the link. Last, examples/site-audit-offline.json audits a small shop from its
+ * sitemaps, which the bundled server serves, twice: a page changes in between, and the second summary lists the
+ * checks it newly fails. Offline: no build step, no n8n instance, no network beyond 127.0.0.1.
  */
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { startPhpRankServer } from '../dev/server';
+import { SITEMAP_FILES } from '../dev/server/site';
 import { runWorkflow } from '../dev/engine';
 import { allowExampleFiles, loadExampleWorkflow, qualityLosingAHighCheckOnly, sourceIndex } from '../dev/examples';
 
 const WORKFLOW_FILE = 'spreadsheet-to-seo-reports-offline.json';
 const REANALYSIS_FILE = 'scheduled-reanalysis-offline.json';
+const SITE_AUDIT_FILE = 'site-audit-offline.json';
+const CHANGED_SITE_PAGE = 'https://www.brewshop.example/pricing';
 const ROWS_NODE = 'Extract rows';
 const REPORT_NODE = 'Create SEO report';
 const ALERT_NODE = 'Build alert message';
@@ -60,7 +65,7 @@ async function main(): Promise<void> {
 	allowExampleFiles();
 	const server = await startPhpRankServer({ host: '127.0.0.1', port: 0 });
 	const run = async (file: string) =>
-		await runWorkflow(loadExampleWorkflow(file), { credentials: { phpRankApi: { baseUrl: server.url, apiKey: server.apiKey } } });
+		await runWorkflow(loadExampleWorkflow(file, server), { credentials: { phpRankApi: { baseUrl: server.url, apiKey: server.apiKey } } });
 	try {
 		console.log(`Running examples/${WORKFLOW_FILE} in n8n's engine against the bundled phpRank server at ${server.url}\n`);
 
@@ -137,6 +142,28 @@ async function main(): Promise<void> {
 			`${reanalysis.output('Re-analyze report').length} reports re-analyzed; grade got worse or a high-importance check newly fails (${reanalysisAlerts.length}):`,
 		);
 		console.log(indented(reanalysisAlerts));
+
+		const audit = async () => {
+			const before = server.requests.length;
+			const result = await run(SITE_AUDIT_FILE);
+			if (result.error) throw new Error(`the site audit stopped at "${result.run.data.resultData.lastNodeExecuted ?? 'a node'}": ${result.error.message}`);
+			const outcomes = result.output('Audit page').map(({ json }) => String(json.outcome ?? 'failed'));
+			const sent = server.requests.slice(before);
+			const counts = ['created', 'reanalyzed', 'failed'].map((outcome) => `${count(outcomes, (entry) => entry === outcome)} ${outcome}`).join(', ');
+			console.log(
+				`${result.output('Each page once').length} pages, ${counts}; the server received ${count(sent, (request) => request.path.startsWith('/__site/'))} sitemap ` +
+					`requests and ${count(sent, (request) => request.path.startsWith('/api/'))} API requests. The summary:`,
+			);
+			console.log(indented(result.output('Build summary').flatMap(({ json }) => String(json.text).split('\n'))));
+		};
+		console.log(
+			`\nRunning examples/${SITE_AUDIT_FILE}: the sitemap index ${new URL(server.url).origin}/__site/sitemap.xml and its ` +
+				`${SITEMAP_FILES.length} sitemaps (${SITEMAP_FILES.filter((file) => file.endsWith('.gz')).join(', ')} gzipped).`,
+		);
+		await audit();
+		server.changePage(CHANGED_SITE_PAGE, { quality: 0.6 });
+		console.log(`\nThe page ${CHANGED_SITE_PAGE} changes. The next audit:`);
+		await audit();
 	} finally {
 		await server.close();
 	}

@@ -17,7 +17,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 
 import { buildAndPack, installIntoUserFolder } from '../dev/n8n/communityPackage';
-import { DEMO_CREDENTIAL, demoCredential, loadExamples } from '../dev/n8n/examples';
+import { DEMO_CREDENTIAL, demoCredential, EXAMPLE_SERVER_ORIGIN, loadExamples, pointedAt } from '../dev/n8n/examples';
 import { N8n, N8nRest, type Owner, type RunningN8n } from '../dev/n8n/n8n';
 import { CACHE_DIR, ensureN8n, installDir } from '../dev/n8n/n8nInstall';
 import { DEFAULT_RUNTIME } from '../dev/n8n/n8nVersions';
@@ -93,7 +93,10 @@ async function main(): Promise<void> {
 		say(`  ${packed.name} ${packed.version} in ${path.relative(REPOSITORY_ROOT, path.join(HOME, '.n8n', 'nodes'))}`);
 
 		step('starting the bundled phpRank-compatible server');
-		server = await startPhpRankServer({ host: '127.0.0.1', port: 0, seedReports: SEEDED_REPORTS });
+		// Where the examples expect it, so that the site audit imported on an earlier start still finds its sitemap.
+		const serverPort = Number(new URL(EXAMPLE_SERVER_ORIGIN).port);
+		const phpRank = await startPhpRankServer({ host: '127.0.0.1', port: (await portIsFree(serverPort)) ? serverPort : 0, seedReports: SEEDED_REPORTS });
+		server = phpRank;
 		say(`  ${server.url} with ${SEEDED_REPORTS} sample reports`);
 
 		const n8nSetup = new N8n(install, { userFolder: HOME, logs: 'start-' });
@@ -105,7 +108,7 @@ async function main(): Promise<void> {
 		const missing = examples.filter((example) => !listed.some((line) => line.startsWith(`${example.id}|`)));
 		step(`example workflows: ${missing.length ? `importing ${missing.length}` : 'already imported'}`);
 		if (missing.length) {
-			await n8nSetup.import('workflow', missing.map((example) => example.workflow));
+			await n8nSetup.import('workflow', missing.map((example) => pointedAt(example.workflow, phpRank)));
 			for (const example of missing) say(`  ${example.workflow.name} (examples/${example.file})`);
 		}
 

@@ -14,6 +14,17 @@ export const demoCredential = (server: { url: string; apiKey: string }) => ({ ..
 export const PACKAGE_NODE_PREFIX = 'n8n-nodes-phprank.';
 
 /**
+ * Where the offline examples that fetch from the bundled server directly (the site audit's sitemap) expect it:
+ * `npm run server -- --port 8088`. The credential names it for the phpRank nodes.
+ */
+export const EXAMPLE_SERVER_ORIGIN = 'http://127.0.0.1:8088';
+
+/** The workflow with the bundled server's expected address replaced by that of the server given. */
+export function pointedAt<T>(workflow: T, server: { url: string }): T {
+	return JSON.parse(JSON.stringify(workflow).replaceAll(EXAMPLE_SERVER_ORIGIN, new URL(server.url).origin)) as T;
+}
+
+/**
  * Node types that need neither the internet nor a credential, so that a workflow made of them and of
  * phpRank nodes runs against the bundled server alone.
  */
@@ -34,6 +45,8 @@ const OFFLINE_NODE_TYPES = new Set(
 		'summarize',
 		'splitOut',
 		'removeDuplicates',
+		'xml',
+		'compression',
 		'splitInBatches',
 		'wait',
 		'dateTime',
@@ -87,11 +100,24 @@ function exampleWorkflowId(file: string): string {
 	return Array.from(digest.subarray(0, 16), (byte) => ID_ALPHABET[byte % ID_ALPHABET.length]).join('');
 }
 
+const HTTP_REQUEST_NODE_TYPE = 'n8n-nodes-base.httpRequest';
+
+/** Whether every web address in the workflow's node parameters is the bundled server's: its HTTP Requests fetch from it alone. */
+function addressesOnlyTheServer(workflow: WorkflowJson): boolean {
+	const parameters = JSON.stringify(workflow.nodes.filter((node) => node.type !== 'n8n-nodes-base.stickyNote').map((node) => node.parameters));
+	return (parameters.match(/https?:\/\/[^\s"'`]+/g) ?? []).every((address) => address.startsWith(`${EXAMPLE_SERVER_ORIGIN}/`));
+}
+
 function classify(workflow: WorkflowJson): { offline: boolean; onlineBecause?: string } {
 	if (!workflow.nodes.some((node) => node.type === 'n8n-nodes-base.manualTrigger')) {
 		return { offline: false, onlineBecause: 'no manual trigger: it starts from an event' };
 	}
-	const online = workflow.nodes.filter((node) => !node.type.startsWith(PACKAGE_NODE_PREFIX) && !OFFLINE_NODE_TYPES.has(node.type));
+	const online = workflow.nodes.filter(
+		(node) =>
+			!node.type.startsWith(PACKAGE_NODE_PREFIX) &&
+			!OFFLINE_NODE_TYPES.has(node.type) &&
+			!(node.type === HTTP_REQUEST_NODE_TYPE && addressesOnlyTheServer(workflow)),
+	);
 	if (online.length) return { offline: false, onlineBecause: `needs ${online.map((node) => `${node.name} (${node.type})`).join(', ')}` };
 	return { offline: true };
 }

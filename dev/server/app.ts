@@ -8,13 +8,15 @@ import { checkDeployment, GATEWAY_TIMEOUT, RateLimiter, wait, WorkerPool } from 
 import { faultAnswer, FaultBook, FaultStage } from './faults';
 import { Answer, ApiError, errorBody, errorPage, expectsJson, html, htmlPage, json, Negotiation, recordRequest, renderError } from './http';
 import { parseReportTarget } from './reportUrl';
-import { PhpRankStore, projectState, reportState } from './store';
+import { siteFile, SITE_PREFIX } from './site';
+import { scorePage } from './analysis';
+import { nowInSeconds, PhpRankStore, projectState, reportState } from './store';
 import { Deployment, Fault, PageChange, PhpRankServerOptions, PhpRankUser, RateLimitConfig, RecordedRequest, SeedOptions } from './types';
 
 const CONTROL_PREFIX = '/__sim';
 
 /** Writes the answer unless the connection is gone; returns whether it did. */
-function write(res: ServerResponse, answer: Answer, headers: Record<string, string>): boolean {
+function write(res: ServerResponse, answer: Omit<Answer, 'body'> & { body: string | Buffer }, headers: Record<string, string>): boolean {
 	if (res.destroyed || res.writableEnded) return false;
 	res.writeHead(answer.status, { ...answer.headers, ...headers, Connection: 'close', 'Content-Length': String(Buffer.byteLength(answer.body)) });
 	res.end(answer.body);
@@ -188,12 +190,32 @@ export class PhpRankServer {
 		this.settings.changedPages.set(key, { quality: change.quality });
 	}
 
+	/**
+	 * Reports of these absolute URLs as a create would make them now (changed pages included), without a request:
+	 * what an earlier run left. Returns their ids.
+	 */
+	addReports(urls: string[], userId = this.options.users[0].id): number[] {
+		return urls.map((url) => {
+			const target = parseReportTarget(url);
+			if (!target) throw new Error(`Not an absolute http(s) URL: ${url}`);
+			const quality = this.settings.changedPages.get(target.url)?.quality;
+			const now = nowInSeconds();
+			const times = { generatedAt: now, createdAt: now, updatedAt: now };
+			const fields = { ...target, score: scorePage(target.targetUrl, quality), privacy: 0, password: null, ...times };
+			return this.store.insertReport(userId, quality === undefined ? fields : { ...fields, quality }).id;
+		});
+	}
+
 	private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
 		let exchange: Exchange | undefined;
 		try {
 			const current = new Exchange(await recordRequest(req), res, { basePath: this.options.basePath, host: this.host });
 			exchange = current;
 			const { record, appPath } = current;
+			if (record.path.startsWith(`${SITE_PREFIX}/`)) {
+				this.serveSite(current, res);
+				return;
+			}
 			if (appPath === CONTROL_PREFIX || appPath?.startsWith(`${CONTROL_PREFIX}/`)) {
 				current.send(this.controlCall(record, appPath.slice(CONTROL_PREFIX.length) || '/'));
 				return;
@@ -211,6 +233,15 @@ export class PhpRankServer {
 			if (exchange) exchange.send(json(500, errorBody(500)));
 			else write(res, json(500, errorBody(500)), LARAVEL_HEADERS);
 		}
+	}
+
+	/** The fixture site's files (site.ts): another web server on the same port, so no worker, rate limit or fault. */
+	private serveSite({ record, origin }: Exchange, res: ServerResponse): void {
+		this.requests.push(record);
+		const file = siteFile(record.path.slice(SITE_PREFIX.length), `${origin}${SITE_PREFIX}`);
+		record.handledStatus = file.status;
+		record.answeredAt = Date.now();
+		if (write(res, file, {})) record.status = file.status;
 	}
 
 	/** A call to the control API; `path` is the path after {basePath}/__sim. */

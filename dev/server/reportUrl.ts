@@ -1,4 +1,5 @@
 /** How phpRank reads the URL a report is created for. */
+import { sitePageFailure } from './site';
 
 export interface ReportTarget {
 	/** The absolute URL that gets analyzed. */
@@ -30,10 +31,10 @@ export function parseReportTarget(value: unknown): ReportTarget | undefined {
 
 /**
  * The real server downloads the page while validating; its failures surface as validation messages.
- * Hosts under the reserved `.invalid` TLD stand for pages that cannot be fetched.
+ * Hosts under the reserved `.invalid` TLD stand for pages that cannot be fetched; the fixture site's gone pages answer 404.
  */
 export function fetchFailure(target: ReportTarget): string | undefined {
 	const host = new URL(target.targetUrl).hostname;
 	if (host === 'invalid' || host.endsWith('.invalid')) return `cURL error 6: Could not resolve host: ${host}`;
-	return undefined;
+	return sitePageFailure(target.targetUrl);
 }

@@ -5,9 +5,10 @@
 import type { PhpRankServer } from '../../dev/server';
 import { assert, assertEqual } from './checks';
 import { itemsOf, type Execution } from '../../dev/n8n/executions';
-import { seedReportsWithChangedPages, spreadsheetRows } from '../../dev/examples';
+import { seedReportsWithChangedPages, siteAuditSummary, spreadsheetRows } from '../../dev/examples';
 import { failedChecks } from '../../dev/server/analysis';
 import { resultBandOf } from '../../dev/server/listQuery';
+import { GONE_PAGES, SITE_PAGES, SITEMAP_FILES } from '../../dev/server/site';
 
 interface ExampleExpectation {
 	/** Brings the server into the state the checks assume. */
@@ -218,12 +219,40 @@ const projectDigestOffline: ExampleExpectation = {
 	},
 };
 
+const LIVE_SITE_PAGES = SITE_PAGES.filter((url) => !GONE_PAGES.includes(url));
+const CHANGED_SITE_PAGE = 'https://www.brewshop.example/pricing';
+
+/** The audit a week after the last: the site's pages have reports, one page changed since. */
+const siteAuditOffline: ExampleExpectation = {
+	prepare(server) {
+		server.reset();
+		server.addReports(LIVE_SITE_PAGES);
+		server.changePage(CHANGED_SITE_PAGE, { quality: 0.6 });
+	},
+	verify(execution, server, before) {
+		const fetched = server.requests.filter((request) => request.path.startsWith('/__site/')).map((request) => `${request.path} ${request.status}`);
+		assertEqual(fetched, ['/__site/sitemap.xml 200', ...SITEMAP_FILES.map((file) => `/__site/${file} 200`)], 'sitemap index and sitemaps fetched, once each');
+		const pages = itemsOf(execution, 'Each page once').map((item) => String(item.url));
+		assertEqual(sorted(pages), sorted([...SITE_PAGES]), 'pages audited: every page of every sitemap, the gzipped one too, once each');
+		const audits = itemsOf(execution, 'Audit page');
+		const errors = new Map(audits.flatMap((item, index) => (item.error ? [[pages[index], String(item.error)]] : [])));
+		assertEqual([...errors.keys()], [...GONE_PAGES], 'pages that failed (the one that answers 404)');
+		assertEqual(audits.filter((item) => !item.error).map((item) => item.outcome), LIVE_SITE_PAGES.map(() => 'reanalyzed'), 'outcome of each page');
+		assertEqual(server.reports().map((report) => report.id), before.reports.map((report) => report.id), 'reports on the server (none created)');
+		const summary = itemsOf(execution, 'Build summary');
+		assertEqual(summary.map((item) => item.text), [siteAuditSummary(server, before.reports, { pages, errors })], 'the summary');
+		assert(String(summary[0].text).includes(`newly failing since the last audit*\n• ${CHANGED_SITE_PAGE}: `), 'the summary lists no check newly failing on the changed page');
+		return `${pages.length} pages from ${SITEMAP_FILES.length} sitemaps (one gzipped): ${LIVE_SITE_PAGES.length} re-analyzed, ${errors.size} failed, checks newly failing on ${CHANGED_SITE_PAGE}`;
+	},
+};
+
 /** Checks for the examples this suite knows; any other offline example must at least run without error. */
 export const EXPECTATIONS: Record<string, ExampleExpectation> = {
 	'spreadsheet-to-seo-reports-offline.json': spreadsheetOffline,
 	'weekly-report-clean-up.json': weeklyCleanUp,
 	'project-digest-offline.json': projectDigestOffline,
 	'scheduled-reanalysis-offline.json': scheduledReanalysisOffline,
+	'site-audit-offline.json': siteAuditOffline,
 };
 
 export const GENERIC_EXPECTATION: ExampleExpectation = {
