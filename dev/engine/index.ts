@@ -1,7 +1,7 @@
 // Runs this package's nodes inside n8n-core's real execution engine, over real HTTP, with what an
 // n8n instance adds around the engine (node and credential types, credentials, the editor's calls)
 // because n8n's server and its node test harness are not published as libraries.
-export { runNode, runWorkflow, producedText, TRIGGER_NODE_NAME, type RunNodeOptions, type RunNodeResult, type RunOptions } from './run';
+export { manualWorkflow, runNode, runWorkflow, producedText, TRIGGER_NODE_NAME, type RunNodeOptions, type RunNodeResult, type RunOptions } from './run';
 export type { RunResult, WorkflowFixture } from './run';
 export { runTool, type RunToolOptions, type RunToolResult } from './tool';
 export { loadOptions, type ListSearchOptions, type LoadOptionsMethodOptions, type LoadOptionsOptions } from './loadOptions';
