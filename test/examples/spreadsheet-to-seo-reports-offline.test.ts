@@ -187,6 +187,22 @@ describe('examples/spreadsheet-to-seo-reports-offline.json', () => {
 		expect(readCsv(resultsFile)).toEqual(expected);
 	});
 
+	it('writes the file when no row fails too: the merge of the two branches does not wait for the empty one', async () => {
+		const reachable = csvRows.filter((row) => !unreachable.includes(row)).slice(0, 2);
+		const input = path.join(outputFolder, 'reachable.csv');
+		writeFileSync(input, ['url,owner', ...reachable.map((row) => `${row.url},${row.owner}`)].join('\n'));
+		const workflow = loadExampleWorkflow(WORKFLOW_FILE, outputFolder);
+		workflow.nodes.find((node) => node.name === 'Read URL spreadsheet')!.parameters.fileSelector = input;
+		emptyResultsFile();
+
+		const run = await runWorkflow(workflow, { credentials: { phpRankApi: { baseUrl: server.url, apiKey: server.apiKey } } });
+
+		expect(run.error).toBeUndefined();
+		expect(run.executedNodes).not.toContain('Row with its error');
+		const reports = run.output('Create SEO report', 0).map((item) => server.reports().find((report) => report.id === item.json.id));
+		expect(readCsv(resultsFile)).toEqual(reachable.map((row, index) => resultsRow(server, row.url, reports[index])));
+	});
+
 	it('creates nothing when run again: one lookup per row, each report returned as it is', async () => {
 		const reportsBefore = server.reports();
 		server.clearRequests();
