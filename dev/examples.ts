@@ -19,42 +19,89 @@ export const REPOSITORY_ROOT = path.resolve(__dirname, '..');
 export const EXAMPLES_DIR = path.join(REPOSITORY_ROOT, 'examples');
 
 /**
- * Lets the file nodes read the examples folder. Must run before the first workflow run: n8n reads
- * the setting once, and the engine only fills in its own folders when nothing is set yet. An
- * existing setting (e.g. from the shell) is kept and extended.
+ * Lets the file nodes read the examples folder, and write into `outputFolders`. Must run before the first
+ * workflow run: n8n reads the setting once, and the engine only fills in its own folders when nothing is set
+ * yet. An existing setting (e.g. from the shell) is kept and extended.
  */
-export function allowExampleFiles(): void {
+export function allowExampleFiles(...outputFolders: string[]): void {
 	const allowed = (process.env[RESTRICT_FILE_ACCESS_TO] ?? '').split(';').filter(Boolean);
-	if (!allowed.includes(EXAMPLES_DIR)) process.env[RESTRICT_FILE_ACCESS_TO] = [...allowed, EXAMPLES_DIR].join(';');
+	const added = [EXAMPLES_DIR, ...outputFolders].filter((folder) => !allowed.includes(folder));
+	process.env[RESTRICT_FILE_ACCESS_TO] = [...allowed, ...added].join(';');
 }
+
+/** The file the spreadsheet examples write their results to (in examples/data, unless moved by writingInto). */
+export const RESULTS_FILE = 'urls-with-seo-reports.csv';
+
+const READ_WRITE_FILE = 'n8n-nodes-base.readWriteFile';
 
 /**
  * The workflow exported in `examples/<fileName>`. The file keeps repository-relative file paths,
  * which n8n resolves against the folder it was started from; here they are made absolute so that
  * the run does not depend on the current folder. With `server`, what it fetches from the bundled
- * server directly (the site audit's sitemap) is fetched from that one.
+ * server directly (the site audit's sitemap) is fetched from that one; `outputFolder` moves the files it
+ * writes there.
  */
-export function loadExampleWorkflow(fileName: string, server?: { url: string }): WorkflowFixture {
+export function loadExampleWorkflow(fileName: string, { server, outputFolder }: { server?: { url: string }; outputFolder?: string } = {}): WorkflowFixture {
 	const read = JSON.parse(readFileSync(path.join(EXAMPLES_DIR, fileName), 'utf8')) as WorkflowFixture;
 	const workflow = server ? pointedAt(read, server) : read;
 	for (const node of workflow.nodes) {
 		const selector = node.parameters.fileSelector;
-		if (node.type === 'n8n-nodes-base.readWriteFile' && typeof selector === 'string' && !path.isAbsolute(selector)) {
+		if (node.type === READ_WRITE_FILE && typeof selector === 'string' && !path.isAbsolute(selector)) {
 			// fast-glob wants forward slashes, on Windows too.
 			node.parameters.fileSelector = path.join(REPOSITORY_ROOT, selector).split(path.sep).join('/');
 		}
 	}
-	return workflow;
+	return outputFolder ? writingInto(workflow, outputFolder) : workflow;
+}
+
+interface FileNodes {
+	nodes: Array<{ type: string; parameters: Record<string, unknown> }>;
+}
+
+/**
+ * The workflow with the files its nodes write moved into `folder`, under the same names: a test or an n8n
+ * started for one leaves examples/data as it is, and reads what was written from a folder of its own.
+ */
+export function writingInto<T extends FileNodes>(workflow: T, folder: string): T {
+	const nodes = workflow.nodes.map((node) => {
+		const { operation, fileName } = node.parameters;
+		if (node.type !== READ_WRITE_FILE || operation !== 'write' || typeof fileName !== 'string') return node;
+		return { ...node, parameters: { ...node.parameters, fileName: path.join(folder, path.basename(fileName)) } };
+	});
+	return { ...workflow, nodes };
+}
+
+/**
+ * A CSV file's rows by their header row's column names (RFC 4180: quoted fields may hold commas, quotes, line
+ * breaks). A byte order mark, which n8n's Convert to File writes, is skipped.
+ */
+export function readCsv(file: string): Array<Record<string, string>> {
+	const records: string[][] = [[]];
+	const text = readFileSync(file, 'utf8').replace(/^\uFEFF/, '').replace(/\r?\n$/, '');
+	const field = /("((?:[^"]|"")*)"|[^,\r\n]*)(,|\r?\n|$)/gy;
+	for (let match = field.exec(text); match; match = field.exec(text)) {
+		records[records.length - 1].push(match[2] === undefined ? match[1] : match[2].replace(/""/g, '"'));
+		if (match[3] === '') break;
+		if (match[3] !== ',') records.push([]);
+	}
+	const [header, ...rows] = records;
+	return rows.map((row) => Object.fromEntries(header.map((name, column) => [name, row[column] ?? ''])));
 }
 
 /** The rows of the example spreadsheet, `examples/data/urls.csv`. */
 export function spreadsheetRows(): Array<{ url: string; owner: string }> {
-	// The spreadsheet has no quoted fields, so a plain split reads it.
-	const [, ...lines] = readFileSync(path.join(EXAMPLES_DIR, 'data', 'urls.csv'), 'utf8').trim().split('\n');
-	return lines.map((line) => {
-		const [url, owner] = line.split(',');
-		return { url, owner };
-	});
+	return readCsv(path.join(EXAMPLES_DIR, 'data', 'urls.csv')).map(({ url, owner }) => ({ url, owner }));
+}
+
+/**
+ * The row the spreadsheet examples write back for a row's URL: its report's score, grade, failed high-importance
+ * checks and link as the server holds them, or, for a row without a report, empty columns beside its `error`
+ * (here empty too: its wording is the node's).
+ */
+export function resultsRow(server: PhpRankServer, url: string, report?: ReportState): Record<string, string> {
+	if (!report) return { url, result: '', grade: '', failedHighChecks: '', reportUrl: '', error: '' };
+	const failedHighChecks = failedChecks(report.targetUrl, report.quality).high.join(', ');
+	return { url, result: String(report.result), grade: resultBandOf(report.result), failedHighChecks, reportUrl: `${server.url}/reports/${report.id}`, error: '' };
 }
 
 /** Index of the input item an output item came from. */

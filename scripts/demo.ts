@@ -1,18 +1,22 @@
 /**
  * `npm run demo`: runs examples/spreadsheet-to-seo-reports-offline.json in n8n's execution engine
  * against the bundled phpRank-compatible server and prints what it did, row by row, then runs it again
- * to show that the second run creates nothing. Then two of the pages change on the server, and
+ * to show that the second run creates nothing, and shows the CSV file it wrote the results into. Then two of the pages change on the server, and
  * examples/scheduled-reanalysis-offline.json re-analyzes every report and prints its alerts: the checks that
  * newly fail, the score change and the link. Last, examples/site-audit-offline.json audits a small shop from its
  * sitemaps, which the bundled server serves, twice: a page changes in between, and the second summary lists the
  * checks it newly fails. Offline: no build step, no n8n instance, no network beyond 127.0.0.1.
  */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { startPhpRankServer } from '../dev/server';
 import { SITEMAP_FILES } from '../dev/server/site';
 import { runWorkflow } from '../dev/engine';
-import { allowExampleFiles, loadExampleWorkflow, qualityLosingAHighCheckOnly, sourceIndex } from '../dev/examples';
+import { allowExampleFiles, loadExampleWorkflow, qualityLosingAHighCheckOnly, RESULTS_FILE, sourceIndex } from '../dev/examples';
 
 const WORKFLOW_FILE = 'spreadsheet-to-seo-reports-offline.json';
 const REANALYSIS_FILE = 'scheduled-reanalysis-offline.json';
@@ -60,12 +64,15 @@ const count = <T>(list: T[], matches: (entry: T) => boolean): number => list.fil
 
 const counted = (number: number, noun: string): string => `${number} ${noun}${number === 1 ? '' : 's'}`;
 const indented = (lines: string[]): string => (lines.length ? lines.map((text) => `  ${text}`).join('\n') : '  none');
+const cut = (text: string, width: number): string => (text.length > width ? `${text.slice(0, width - 1)}…` : text);
 
 async function main(): Promise<void> {
-	allowExampleFiles();
+	// The results file goes to a temporary folder rather than examples/data.
+	const outputFolder = mkdtempSync(path.join(os.tmpdir(), 'phprank-demo-'));
+	allowExampleFiles(outputFolder);
 	const server = await startPhpRankServer({ host: '127.0.0.1', port: 0 });
 	const run = async (file: string) =>
-		await runWorkflow(loadExampleWorkflow(file, server), { credentials: { phpRankApi: { baseUrl: server.url, apiKey: server.apiKey } } });
+		await runWorkflow(loadExampleWorkflow(file, { server, outputFolder }), { credentials: { phpRankApi: { baseUrl: server.url, apiKey: server.apiKey } } });
 	try {
 		console.log(`Running examples/${WORKFLOW_FILE} in n8n's engine against the bundled phpRank server at ${server.url}\n`);
 
@@ -105,6 +112,10 @@ async function main(): Promise<void> {
 				`${count(rows, (row) => row.report?.grade === 'bad')} bad, ${count(rows, (row) => !!row.error)} failed; ` +
 				`the server received ${server.requests.length} API requests.`,
 		);
+
+		const written = readFileSync(path.join(outputFolder, RESULTS_FILE), 'utf8').replace(/^\uFEFF/, '').trim().split('\n');
+		console.log(`\nWritten back to ${RESULTS_FILE} (examples/data/ in n8n; a Google Sheet's rows in the online variant):`);
+		console.log(indented(written.map((line) => cut(line, 110))));
 
 		const requestsBefore = server.requests.length;
 		const outcomesAgain = (await run(WORKFLOW_FILE)).output(REPORT_NODE, 0).map(({ json }) => String(json.outcome));
@@ -166,6 +177,7 @@ async function main(): Promise<void> {
 		await audit();
 	} finally {
 		await server.close();
+		rmSync(outputFolder, { recursive: true, force: true });
 	}
 }
 

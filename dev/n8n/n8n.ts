@@ -28,6 +28,8 @@ interface N8nOptions {
 	logs: string;
 	/** Queue mode, with these Redis and PostgreSQL. */
 	queue?: QueueSetup;
+	/** A folder the workflows may write files into, besides examples/ which they read. */
+	outputFolder?: string;
 }
 
 /** Keys from the calling environment that would change how n8n behaves. */
@@ -51,7 +53,7 @@ export class N8n {
 	private async env(extra: NodeJS.ProcessEnv = {}): Promise<NodeJS.ProcessEnv> {
 		const env: NodeJS.ProcessEnv = {};
 		for (const [key, value] of Object.entries(process.env)) if (!INHERITED_KEYS.test(key)) env[key] = value;
-		const { userFolder, queue } = this.options;
+		const { userFolder, queue, outputFolder } = this.options;
 		const { disabledModules } = this.install.runtime;
 		return {
 			...env,
@@ -70,7 +72,7 @@ export class N8n {
 			N8N_HIRING_BANNER_ENABLED: 'false',
 			...(disabledModules.length ? { N8N_DISABLED_MODULES: disabledModules.join(',') } : {}),
 			// The examples read examples/data/urls.csv, relative to the folder n8n runs in (the repository).
-			N8N_RESTRICT_FILE_ACCESS_TO: EXAMPLES_DIR,
+			N8N_RESTRICT_FILE_ACCESS_TO: [EXAMPLES_DIR, ...(outputFolder ? [outputFolder] : [])].join(';'),
 			N8N_LOG_LEVEL: 'info',
 			N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS: 'true',
 			...(queue && {

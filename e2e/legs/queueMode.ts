@@ -17,6 +17,7 @@ import type { INodeTypeDescription } from 'n8n-workflow';
 import { startPhpRankServer } from '../../dev/server';
 import { assert, assertEqual } from '../lib/checks';
 import { installIntoUserFolder } from '../../dev/n8n/communityPackage';
+import { writingInto } from '../../dev/examples';
 import { demoCredential } from '../../dev/n8n/examples';
 import {
 	activateWorkflow,
@@ -33,7 +34,7 @@ import { N8n, N8nRest } from '../../dev/n8n/n8n';
 import type { StartedProcess } from '../../dev/n8n/processes';
 import { startPostgres, startRedis } from '../../dev/n8n/services';
 import { freePort, LOGS_DIR, request, seconds, waitFor } from '../../dev/n8n/util';
-import { chain, DEMO_REFERENCE, importWorkflows, NODE_TYPE, OWNER, TRIGGER_NODE_TYPE, type LegContext } from './singleInstance';
+import { chain, DEMO_REFERENCE, importWorkflows, NODE_TYPE, outputFolderIn, OWNER, TRIGGER_NODE_TYPE, type LegContext } from './singleInstance';
 
 const WORKERS = 2;
 const ROWS_PER_RUN = 150;
@@ -121,7 +122,9 @@ export async function proveQueueMode(leg: LegContext): Promise<void> {
 		started.push(async () => await server.close());
 
 		const processes = ['main', ...Array.from({ length: WORKERS }, (_, index) => `worker-${index + 1}`)];
-		const setups = processes.map((name) => new N8n(install, { userFolder: path.join(work, name), logs: `${leg.logs}/${name}-`, queue }));
+		// One folder for the files the examples write, whichever process runs them: all run on this machine.
+		const outputFolder = outputFolderIn(work);
+		const setups = processes.map((name) => new N8n(install, { userFolder: path.join(work, name), logs: `${leg.logs}/${name}-`, queue, outputFolder }));
 		await checks.step(`npm install <tarball> in the user folder of each process (${processes.join(', ')})`, async () => {
 			for (const setup of setups) await installIntoUserFolder(setup.options.userFolder, leg.packed);
 		});
@@ -130,7 +133,7 @@ export async function proveQueueMode(leg: LegContext): Promise<void> {
 		assert(spreadsheet, `examples/${SPREADSHEET} is missing`);
 		await checks.step('n8n import:credentials and import:workflow into Postgres: the spreadsheet example, a 150-row create workflow, a phpRank Trigger workflow', async () => {
 			await setups[0].import('credentials', [demoCredential(server)]);
-			await importWorkflows(setups[0], [spreadsheet.workflow, bulkCreateWorkflow(), newReportsWorkflow()]);
+			await importWorkflows(setups[0], [writingInto(spreadsheet.workflow, outputFolder), bulkCreateWorkflow(), newReportsWorkflow()]);
 		});
 
 		const mainPort = await freePort();
@@ -173,7 +176,7 @@ export async function proveQueueMode(leg: LegContext): Promise<void> {
 			assertEqual(execution.status, 'success', `status of execution ${executionId}`);
 			const ranOn = workerOf(executionId);
 			assert(ranOn, `no worker's log says it started execution ${executionId}`);
-			return `${ranOn}, execution ${executionId}: ${expectation.verify(execution, server, before)}`;
+			return `${ranOn}, execution ${executionId}: ${expectation.verify(execution, server, before, outputFolder)}`;
 		});
 
 		// Two runs of 150 rows at once, one per worker, against one rate limit.

@@ -4,7 +4,7 @@
  * through the REST API, and the editor in headless Chromium.
  */
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 import type { INodePropertyOptions, INodeTypeDescription } from 'n8n-workflow';
@@ -15,6 +15,7 @@ import { assert, assertEqual, StepFailed, type Checks } from '../lib/checks';
 import { installIntoUserFolder, type PackedPackage } from '../../dev/n8n/communityPackage';
 import { DEMO_CREDENTIAL, demoCredential, PACKAGE_NODE_PREFIX, pointedAt, type Example, type WorkflowJson, type WorkflowNode } from '../../dev/n8n/examples';
 import { parseCliExecution, runManually, waitForExecution } from '../../dev/n8n/executions';
+import { writingInto } from '../../dev/examples';
 import { EXPECTATIONS, GENERIC_EXPECTATION, snapshot } from '../lib/expectations';
 import { importMcpCredential, mcpExample, runMcpChecks } from '../lib/mcp';
 import { runParityChecks } from '../lib/parity';
@@ -50,6 +51,13 @@ export async function importWorkflows(n8n: N8n, workflows: WorkflowJson[]): Prom
 	assert(new RegExp(`Successfully imported ${workflows.length} workflows?`).test(said), 'n8n did not report the import');
 }
 
+/** The folder `work/written`, made, for the files the examples write. */
+export function outputFolderIn(work: string): string {
+	const folder = path.join(work, 'written');
+	mkdirSync(folder, { recursive: true });
+	return folder;
+}
+
 export interface LegContext {
 	checks: Checks;
 	install: N8nInstallation;
@@ -62,9 +70,12 @@ export interface LegContext {
 }
 
 export async function proveSingleInstance(leg: LegContext & { screenshotsDir: string }): Promise<void> {
-	const { checks, install, examples, work } = leg;
+	const { checks, install, work } = leg;
 	const userFolder = path.join(work, '.n8n-home');
-	const n8nSetup = new N8n(install, { userFolder, logs: `${leg.logs}/` });
+	// The files the examples write go to a folder of this leg's own.
+	const outputFolder = outputFolderIn(work);
+	const examples = leg.examples.map((example) => ({ ...example, workflow: writingInto(example.workflow, outputFolder) }));
+	const n8nSetup = new N8n(install, { userFolder, logs: `${leg.logs}/`, outputFolder });
 	let server: PhpRankServer | undefined;
 	let n8n: RunningN8n | undefined;
 	try {
@@ -109,7 +120,7 @@ export async function proveSingleInstance(leg: LegContext & { screenshotsDir: st
 				const error = execution.data.resultData.error;
 				assert(!error, `the run failed at "${error?.node?.name ?? execution.data.resultData.lastNodeExecuted}": ${error?.message}`);
 				assertEqual(execution.status, 'success', 'execution status');
-				return expectation.verify(execution, phpRank, before);
+				return expectation.verify(execution, phpRank, before, outputFolder);
 			});
 		}
 

@@ -2,10 +2,12 @@
  * What each offline example must have done, read from the execution n8n printed and from the bundled server's
  * state. Every run starts from a known server state (`prepare`).
  */
+import path from 'node:path';
+
 import type { PhpRankServer } from '../../dev/server';
 import { assert, assertEqual } from './checks';
 import { itemsOf, type Execution } from '../../dev/n8n/executions';
-import { seedReportsWithChangedPages, siteAuditSummary, spreadsheetRows } from '../../dev/examples';
+import { readCsv, resultsRow, RESULTS_FILE, seedReportsWithChangedPages, siteAuditSummary, spreadsheetRows } from '../../dev/examples';
 import { failedChecks } from '../../dev/server/analysis';
 import { resultBandOf } from '../../dev/server/listQuery';
 import { GONE_PAGES, SITE_PAGES, SITEMAP_FILES } from '../../dev/server/site';
@@ -14,7 +16,7 @@ interface ExampleExpectation {
 	/** Brings the server into the state the checks assume. */
 	prepare(server: PhpRankServer): void;
 	/** Throws when the run did not do what it should; returns a short summary of what it did. */
-	verify(execution: Execution, server: PhpRankServer, before: ServerSnapshot): string;
+	verify(execution: Execution, server: PhpRankServer, before: ServerSnapshot, outputFolder: string): string;
 }
 
 interface ServerSnapshot {
@@ -61,7 +63,7 @@ const sorted = <T>(values: T[]) => [...values].sort((a, b) => (String(a) < Strin
 
 const spreadsheetOffline: ExampleExpectation = {
 	prepare: (server) => server.reset(),
-	verify(execution, server) {
+	verify(execution, server, _before, outputFolder) {
 		const rows = spreadsheetRows();
 		const unreachable = rows.filter((row) => new URL(row.url).hostname.endsWith('.invalid'));
 		assertEqual(itemsOf(execution, 'Extract rows').map((item) => item.url), rows.map((row) => row.url), 'rows read from examples/data/urls.csv');
@@ -81,7 +83,7 @@ const spreadsheetOffline: ExampleExpectation = {
 			'reports in the order of their rows',
 		);
 		assertEqual(failures.length, unreachable.length, 'items on the error output (the .invalid row)');
-		assertEqual(itemsOf(execution, 'Unreachable pages').length, unreachable.length, 'items reaching "Unreachable pages"');
+		assertEqual(itemsOf(execution, 'Row with its error').length, unreachable.length, 'items reaching "Row with its error"');
 
 		const inRowOrder = reports.map((report) => created.find((candidate) => candidate.id === report.id)!);
 		const bad = inRowOrder.filter((report) => report.score < 49);
@@ -105,7 +107,21 @@ const spreadsheetOffline: ExampleExpectation = {
 			]),
 			'alert messages and their links',
 		);
-		return `${rows.length} CSV rows: ${created.length} reports created, ${bad.length} bad on the IF's true branch, ${failures.length} on the error output`;
+
+		// The file the workflow wrote: the reported rows in their order, then the failed ones with their error.
+		const written = readCsv(path.join(outputFolder, RESULTS_FILE));
+		const withoutError = written.map((row) => ({ ...row, error: '' }));
+		assertEqual(
+			withoutError,
+			[...reachable.map((row, index) => resultsRow(server, row.url, inRowOrder[index])), ...unreachable.map((row) => resultsRow(server, row.url))],
+			`rows of ${RESULTS_FILE} (url, result, grade, failedHighChecks, reportUrl)`,
+		);
+		assertEqual(
+			written.map((row) => row.error.includes(`Could not resolve host: ${new URL(row.url).hostname}`)),
+			[...reachable, ...unreachable].map((row) => unreachable.includes(row)),
+			`rows of ${RESULTS_FILE} with an error (the .invalid row)`,
+		);
+		return `${rows.length} CSV rows: ${created.length} reports created, ${bad.length} bad on the IF's true branch, ${failures.length} on the error output; ${written.length} rows written to ${RESULTS_FILE}`;
 	},
 };
 

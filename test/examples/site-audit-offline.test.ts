@@ -15,7 +15,7 @@ const CHANGED_PAGE = 'https://www.brewshop.example/pricing';
 
 let server: PhpRankServer;
 
-const run = async () => await runWorkflow(loadExampleWorkflow(WORKFLOW_FILE, server), { credentials: { phpRankApi: { baseUrl: server.url, apiKey: server.apiKey } } });
+const run = async () => await runWorkflow(loadExampleWorkflow(WORKFLOW_FILE, { server }), { credentials: { phpRankApi: { baseUrl: server.url, apiKey: server.apiKey } } });
 const livePages = SITE_PAGES.filter((url) => !GONE_PAGES.includes(url));
 const audited = (result: RunResult) => result.output('Each page once').map((item) => String(item.json.url));
 /** The message each failed page's item carries, by page URL. */
@@ -112,7 +112,7 @@ describe('examples/site-audit-offline.json', () => {
 
 	it('reads a sitemap that is not an index as the only sitemap', async () => {
 		server.reset();
-		const workflow = loadExampleWorkflow(WORKFLOW_FILE, server);
+		const workflow = loadExampleWorkflow(WORKFLOW_FILE, { server });
 		const sitemapUrl = `${new URL(server.url).origin}/__site/${SITEMAP_FILES[0]}`;
 		const [assignment] = (workflow.nodes.find((node) => node.name === 'Sitemap to audit')!.parameters.assignments as { assignments: Array<{ value: string }> }).assignments;
 		assignment.value = sitemapUrl;

@@ -1,10 +1,20 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 
 import { startPhpRankServer } from '../../dev/server';
 import type { PhpRankServer, RecordedRequest } from '../../dev/server';
 import { parseReportTarget } from '../../dev/server/reportUrl';
-import { allowExampleFiles, EXAMPLES_DIR, loadExampleWorkflow, sourceIndex, spreadsheetRows } from '../../dev/examples';
+import {
+	allowExampleFiles,
+	EXAMPLES_DIR,
+	loadExampleWorkflow,
+	readCsv,
+	resultsRow,
+	RESULTS_FILE,
+	sourceIndex,
+	spreadsheetRows,
+} from '../../dev/examples';
 import { runWorkflow } from '../../dev/engine';
 import type { RunResult, WorkflowFixture } from '../../dev/engine';
 import { failedChecksOnServer } from '../support/phpRank';
@@ -13,25 +23,41 @@ const WORKFLOW_FILE = 'spreadsheet-to-seo-reports-offline.json';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 const csvRows = spreadsheetRows();
+const unreachable = csvRows.filter((row) => new URL(row.url).hostname.endsWith('.invalid'));
+// The results file goes to a folder of this test's own instead of examples/data.
+const outputFolder = mkdtempSync(path.join(os.tmpdir(), 'phprank-spreadsheet-'));
+const resultsFile = path.join(outputFolder, RESULTS_FILE);
 
-allowExampleFiles();
+allowExampleFiles(outputFolder);
+
+/**
+ * An empty results file for the workflow to write over: n8n-core tells a missing file by `instanceof Error`, which
+ * Node's own errors fail inside jest's sandbox, so a new file cannot be written from a test.
+ */
+const emptyResultsFile = () => writeFileSync(resultsFile, '');
 
 let server: PhpRankServer;
 let result: RunResult;
 let firstRun: RecordedRequest[];
+let firstRunFile: string;
 
 beforeAll(async () => {
 	server = await startPhpRankServer();
-	result = await runWorkflow(loadExampleWorkflow(WORKFLOW_FILE), {
+	emptyResultsFile();
+	result = await runWorkflow(loadExampleWorkflow(WORKFLOW_FILE, { outputFolder }), {
 		credentials: { phpRankApi: { baseUrl: server.url, apiKey: server.apiKey } },
 	});
 	firstRun = [...server.requests];
+	firstRunFile = readFileSync(resultsFile, 'utf8');
 });
 
 /** The reports in the order of the rows they were created for. */
 const inRowOrder = () =>
 	result.output('Create SEO report', 0).map((item) => server.reports().find((report) => report.id === item.json.id)!);
-afterAll(async () => await server.close());
+afterAll(async () => {
+	await server.close();
+	rmSync(outputFolder, { recursive: true, force: true });
+});
 
 describe('examples/spreadsheet-to-seo-reports-offline.json', () => {
 	it('is an editor export: uuids, the credential reference, wired connections, a relative file path', () => {
@@ -54,9 +80,11 @@ describe('examples/spreadsheet-to-seo-reports-offline.json', () => {
 			credentials: { phpRankApi: { id: 'phprank-demo', name: 'phpRank (bundled server)' } },
 			onError: 'continueErrorOutput',
 		});
-		expect(exported.nodes.find((node) => node.type === 'n8n-nodes-base.readWriteFile')?.parameters.fileSelector).toBe(
-			'examples/data/urls.csv',
-		);
+		const files = exported.nodes.filter((node) => node.type === 'n8n-nodes-base.readWriteFile').map((node) => node.parameters);
+		expect(files).toEqual([
+			{ operation: 'read', fileSelector: 'examples/data/urls.csv', options: {} },
+			{ operation: 'write', fileName: `examples/data/${RESULTS_FILE}`, options: {} },
+		]);
 		expect(exported.nodes.some((node) => node.type === 'n8n-nodes-base.stickyNote')).toBe(true);
 	});
 
@@ -64,7 +92,18 @@ describe('examples/spreadsheet-to-seo-reports-offline.json', () => {
 		expect(result.error).toBeUndefined();
 		expect(result.run.status).toBe('success');
 		expect(result.executedNodes).toEqual(
-			expect.arrayContaining(['Read URL spreadsheet', 'Extract rows', 'Create SEO report', 'Grade is bad?', 'Build alert message', 'Unreachable pages']),
+			expect.arrayContaining([
+				'Read URL spreadsheet',
+				'Extract rows',
+				'Create SEO report',
+				'Grade is bad?',
+				'Build alert message',
+				'Row with its report',
+				'Row with its error',
+				'All rows',
+				'Convert to CSV',
+				'Write results file',
+			]),
 		);
 	});
 
@@ -87,15 +126,14 @@ describe('examples/spreadsheet-to-seo-reports-offline.json', () => {
 		expect(creates.map((request) => request.body.url).sort()).toEqual(csvRows.map((row) => row.url).sort());
 	});
 
-	it('sends the unreachable row to the error output and reports every other row', () => {
+	it('sends the unreachable row to the error output, paired with its row, and reports every other row', () => {
 		const failures = result.output('Create SEO report', 1);
-		const unreachable = csvRows.filter((row) => new URL(row.url).hostname.endsWith('.invalid'));
 
 		expect(unreachable).toHaveLength(1);
 		expect(failures.map((item) => item.json.error)).toEqual([
 			expect.stringContaining(`cURL error 6: Could not resolve host: ${new URL(unreachable[0].url).hostname}`),
 		]);
-		expect(result.output('Unreachable pages').map((item) => item.json)).toEqual(failures.map((item) => item.json));
+		expect(failures.map(sourceIndex)).toEqual(unreachable.map((row) => csvRows.indexOf(row)));
 
 		const reports = result.output('Create SEO report', 0);
 		expect(reports.map(sourceIndex)).toEqual(
@@ -140,18 +178,52 @@ describe('examples/spreadsheet-to-seo-reports-offline.json', () => {
 		expect(result.output('Build alert message').map((item) => item.json)).toEqual(expected);
 	});
 
+	it('writes every row back to the CSV file: score, grade, failed high-importance checks and link as phpRank holds them, or the error', () => {
+		const reported = csvRows.filter((row) => !unreachable.includes(row));
+		const reports = inRowOrder();
+		const reportedRows = reported.map((row, index) => resultsRow(server, row.url, reports[index]));
+		const expected = [
+			...reportedRows,
+			...unreachable.map((row) => ({
+				...resultsRow(server, row.url),
+				error: expect.stringContaining(`Could not resolve host: ${new URL(row.url).hostname}`),
+			})),
+		];
+
+		expect(reports.map((report) => report.targetUrl.replace(/\/$/, ''))).toEqual(reported.map((row) => row.url.replace(/\/$/, '')));
+		expect(reportedRows.some((row) => row.failedHighChecks.includes(', '))).toBe(true);
+		expect(readCsv(resultsFile)).toEqual(expected);
+	});
+
+	it('writes the file when no row fails too: the merge of the two branches does not wait for the empty one', async () => {
+		const reachable = csvRows.filter((row) => !unreachable.includes(row)).slice(0, 2);
+		const input = path.join(outputFolder, 'reachable.csv');
+		writeFileSync(input, ['url,owner', ...reachable.map((row) => `${row.url},${row.owner}`)].join('\n'));
+		const workflow = loadExampleWorkflow(WORKFLOW_FILE, { outputFolder });
+		workflow.nodes.find((node) => node.name === 'Read URL spreadsheet')!.parameters.fileSelector = input;
+		emptyResultsFile();
+
+		const run = await runWorkflow(workflow, { credentials: { phpRankApi: { baseUrl: server.url, apiKey: server.apiKey } } });
+
+		expect(run.error).toBeUndefined();
+		expect(run.executedNodes).not.toContain('Row with its error');
+		const reports = run.output('Create SEO report', 0).map((item) => server.reports().find((report) => report.id === item.json.id));
+		expect(readCsv(resultsFile)).toEqual(reachable.map((row, index) => resultsRow(server, row.url, reports[index])));
+	});
+
 	it('creates nothing when run again: the same reads, each report returned as it is', async () => {
 		const reportsBefore = server.reports();
 		server.clearRequests();
 
-		const again = await runWorkflow(loadExampleWorkflow(WORKFLOW_FILE), {
+		emptyResultsFile();
+
+		const again = await runWorkflow(loadExampleWorkflow(WORKFLOW_FILE, { outputFolder }), {
 			credentials: { phpRankApi: { baseUrl: server.url, apiKey: server.apiKey } },
 		});
 
 		expect(again.error).toBeUndefined();
 		// Only the page phpRank cannot fetch is tried again, and refused again.
 		const posts = server.requests.filter((request) => request.method === 'POST');
-		const unreachable = csvRows.filter((row) => new URL(row.url).hostname.endsWith('.invalid'));
 		expect(posts.map((request) => [request.body.url, request.status])).toEqual(unreachable.map((row) => [row.url, 422]));
 		const reads = (requests: typeof server.requests) =>
 			requests.filter((request) => request.method === 'GET').map((request) => request.rawQuery).sort();
@@ -163,6 +235,7 @@ describe('examples/spreadsheet-to-seo-reports-offline.json', () => {
 			result.output('Create SEO report', 0).map((item) => [item.json.id, 'existing']),
 		);
 		expect(again.output('Build alert message').map((item) => item.json)).toEqual(result.output('Build alert message').map((item) => item.json));
-		expect(again.output('Unreachable pages')).toHaveLength(unreachable.length);
+		expect(again.output('Row with its error')).toHaveLength(unreachable.length);
+		expect(readFileSync(resultsFile, 'utf8')).toBe(firstRunFile);
 	});
 });

@@ -7,7 +7,8 @@
  * - Paths: every word that looks like one, in backticks or not: a slash-separated name ending in `/` (a folder,
  *   e.g. `dev/server/`) or in a file extension (e.g. `examples/data/urls.csv`, `bench/rateLimit.ts`). With a `/`
  *   it is relative to the repository; a bare file name (`project-digest-slack.json`) is an example next to this
- *   one, or a file at the repository's root. URL paths (`/__sim/pages`), URLs and host names are not paths.
+ *   one, or a file at the repository's root; a file the workflow writes (a node's `fileName`) counts as existing.
+ *   URL paths (`/__sim/pages`), URLs and host names are not paths.
  * - npm scripts: `npm run X`, `npm start`, `npm test` name scripts of package.json.
  * - Bold (`**…**`) that does not open a line (a bold opening line is a heading, e.g. **Set up**, **Credential**):
  *   - `**Field → Value**` or `**Field: Value**`: Field is a parameter of the phpRank node or trigger and Value
@@ -116,11 +117,12 @@ function staleLabel(label: string): string | undefined {
 /** What a note names that does not exist, one line each; empty when the note matches the code. */
 function staleMentions(content: string, workflow: Workflow): string[] {
 	const stale: string[] = [];
+	const written = new Set(workflow.nodes.map((node) => node.parameters.fileName));
 
 	for (const word of content.split(/\s+/)) {
 		const token = word.replace(/^[`*_("'[{]+/, '').replace(/[`*_)"'\]},.;:!?]+$/, '');
 		const looksLikePath = /^\w[\w.-]*(?:\/[\w.-]+)*\/?$/.test(token) && (token.endsWith('/') || FILE_EXTENSION.test(token));
-		if (looksLikePath && !pathExists(token)) stale.push(`path ${token}: not in the repository`);
+		if (looksLikePath && !pathExists(token) && !written.has(token)) stale.push(`path ${token}: not in the repository`);
 	}
 
 	for (const [, run, own] of content.matchAll(/\bnpm\s+(?:run(?:-script)?\s+([\w:.-]*\w)|(start|test)\b)/g)) {

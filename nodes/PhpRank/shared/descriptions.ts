@@ -152,7 +152,7 @@ export const omitResultsOption: INodeProperties = {
 	type: 'boolean',
 	default: false,
 	description: 'Whether to drop each report\'s per-check "results", keeping its score, grade and failed checks',
-	hint: 'Several kilobytes a report. The phpRank tool of an AI Agent leaves them out unless this option is added and turned off.',
+	hint: 'Each report\'s results are several kilobytes. An AI Agent\'s phpRank tool leaves them out by default; add this option and turn it off to give them to the agent.',
 };
 
 export function optionsCollection(options: INodeProperties[]): INodeProperties {

@@ -83,10 +83,19 @@ export function parseProjectName(context: NodeContext, value: unknown): string {
 // Laravel's url rule, which phpRank applies, wants the scheme's // and no white space or control characters.
 const ABSOLUTE_HTTP_URL = /^https?:\/\/[^\s/?#\\]+[^\s\\]*$/i;
 
+/** Whether the text holds a control character, U+0000 to U+001F or U+007F. */
+function hasControlCharacter(text: string): boolean {
+	for (let index = 0; index < text.length; index++) {
+		const code = text.charCodeAt(index);
+		if (code < 0x20 || code === 0x7f) return true;
+	}
+	return false;
+}
+
 export function parseHttpUrl(context: NodeContext, field: string, value: unknown): string {
 	const text = typeof value === 'string' ? value.trim() : value;
 	let url: URL | undefined;
-	if (typeof text === 'string' && ABSOLUTE_HTTP_URL.test(text) && !/[\u0000-\u001f\u007f]/.test(text)) {
+	if (typeof text === 'string' && ABSOLUTE_HTTP_URL.test(text) && !hasControlCharacter(text)) {
 		try {
 			url = new URL(text);
 		} catch {

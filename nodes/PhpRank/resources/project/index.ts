@@ -1,5 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { toolDescriptions } from '../../shared/descriptions';
+import { pairingFailures } from '../../shared/itemFailures';
 import { projectDeleteDescription, projectDeleteForAgents, projectDeleteOperation } from './delete';
 import { projectGetManyDescription, projectGetManyForAgents, projectGetManyOperation } from './getAll';
 import { projectOptions } from './options';
@@ -10,7 +11,7 @@ export const projectOperations: INodeProperties = {
 	type: 'options',
 	noDataExpression: true,
 	displayOptions: { show: { resource: ['project'] } },
-	options: [projectDeleteOperation, projectGetManyOperation],
+	options: [projectDeleteOperation, projectGetManyOperation].map(pairingFailures),
 	default: 'getAll',
 };
 

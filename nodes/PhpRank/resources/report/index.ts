@@ -1,6 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { reportIdLocator, toolDescriptions } from '../../shared/descriptions';
 import { updateDisplayOptions } from '../../shared/displayOptions';
+import { pairingFailures } from '../../shared/itemFailures';
 import { reportCreateDescription, reportCreateForAgents, reportCreateOperation } from './create';
 import { reportDeleteForAgents, reportDeleteOperation } from './delete';
 import { reportGetForAgents, reportGetOperation } from './get';
@@ -18,7 +19,7 @@ export const reportOperations: INodeProperties = {
 	type: 'options',
 	noDataExpression: true,
 	displayOptions: { show: showOnlyForReports },
-	options: [reportCreateOperation, reportDeleteOperation, reportGetOperation, reportGetManyOperation, reportUpdateOperation],
+	options: [reportCreateOperation, reportDeleteOperation, reportGetOperation, reportGetManyOperation, reportUpdateOperation].map(pairingFailures),
 	default: 'create',
 };
 

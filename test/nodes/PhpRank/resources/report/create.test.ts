@@ -83,7 +83,7 @@ describe('Report > Create', () => {
 		]);
 	});
 
-	it.each(['example.com/blog', 'ftp://example.com/file', 'javascript:alert(1)', 'https://', '   '])(
+	it.each(['example.com/blog', 'ftp://example.com/file', 'javascript:alert(1)', 'https://', '   ', 'https://example.com/a\u0001b', 'https://example.com/\u007f'])(
 		'refuses the URL %p before any request',
 		async (url) => {
 			const { error } = await runPhpRank(server(), create({ url: `={{ ${JSON.stringify(url)} }}` }));
