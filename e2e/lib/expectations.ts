@@ -9,6 +9,7 @@ import { assert, assertEqual } from './checks';
 import { itemsOf, type Execution } from '../../dev/n8n/executions';
 import { readCsv, resultsRow, RESULTS_FILE, seedReportsWithChangedPages, siteAuditSummary, spreadsheetRows } from '../../dev/examples';
 import { failedChecks } from '../../dev/server/analysis';
+import { parseReportTarget } from '../../dev/server/reportUrl';
 import { resultBandOf } from '../../dev/server/listQuery';
 import { GONE_PAGES, SITE_PAGES, SITEMAP_FILES } from '../../dev/server/site';
 
@@ -83,6 +84,17 @@ const spreadsheetOffline: ExampleExpectation = {
 			'reports in the order of their rows',
 		);
 		assertEqual(failures.length, unreachable.length, 'items on the error output (the .invalid row)');
+
+		// Every row looked up once as its site's reports read once, or its URL alone for a site with one row.
+		const targets = rows.map((row) => parseReportTarget(row.url)!);
+		const rowsOf = (project: string) => targets.filter((target) => target.project === project);
+		const sites = [...new Set(targets.map((target) => target.project))];
+		const reads = server.requests.filter((request) => request.method === 'GET' && sites.includes(request.query.project));
+		assertEqual(
+			sorted(reads.map((request) => request.query.search ?? `the reports of ${request.query.project}`)),
+			sorted(sites.map((site) => (rowsOf(site).length > 1 ? `the reports of ${site}` : rowsOf(site)[0].url))),
+			'reads: the reports of a site with several rows read once, a site with one row looked up by its URL',
+		);
 		assertEqual(itemsOf(execution, 'Row with its error').length, unreachable.length, 'items reaching "Row with its error"');
 
 		const inRowOrder = reports.map((report) => created.find((candidate) => candidate.id === report.id)!);
