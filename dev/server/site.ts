@@ -1,7 +1,7 @@
 /**
  * A small web site's sitemaps, served by the bundled server under /__site/ so that a site audit runs with no
- * network: a sitemap index pointing to three sitemaps, one of them gzipped, listing a shop's pages. The pages are
- * www.brewshop.example's (a reserved name): the analysis scores them from their URL, as it does any page, which
+ * network: a sitemap index pointing to five sitemaps listing a shop's pages, four of them gzipped, each of those sent
+ * as a different web server sends a `.gz` file. The pages are www.brewshop.example's (a reserved name): the analysis scores them from their URL, as it does any page, which
  * gives the shop good, decent and bad pages; one listed page is gone, and fetching it fails as it would in phpRank.
  */
 import { gzipSync } from 'node:zlib';
@@ -13,18 +13,34 @@ export const SITE_ORIGIN = 'https://www.brewshop.example';
 
 const PAGE_PATHS = {
 	pages: ['/', '/about', '/pricing', '/shipping', '/contact'],
-	products: ['/products/blue-kettle', '/products/espresso-grinder', '/products/french-press', '/products/milk-frother'],
+	products: ['/products/blue-kettle', '/products/espresso-grinder'],
+	accessories: ['/products/french-press', '/products/milk-frother'],
+	blog: ['/blog/brewing-guide', '/blog/water-temperature', '/blog/cold-brew'],
 	// The home page is listed twice, as sitemaps often do; the summer sale page was taken down.
-	blog: ['/blog/brewing-guide', '/blog/water-temperature', '/blog/cold-brew', '/', '/blog/summer-sale-2019'],
+	archive: ['/', '/blog/summer-sale-2019'],
 };
 
 const GONE_PATHS = ['/blog/summer-sale-2019'];
 
-/** The sitemaps, by file name, and the pages each lists. */
-const SITEMAPS: Array<{ file: string; paths: string[] }> = [
+const XML_TYPE = 'application/xml; charset=UTF-8';
+
+interface GzipSent {
+	type: string;
+	encoding?: 'gzip';
+}
+
+/**
+ * The sitemaps, by file name, the pages each lists and, for a gzipped one, how it is sent: its Content-Type, and a
+ * Content-Encoding if the gzip is only the transfer's (a client then gets the XML, not the gzip bytes).
+ */
+const SITEMAPS: Array<{ file: string; paths: string[]; gzipped?: GzipSent }> = [
 	{ file: 'sitemap-pages.xml', paths: PAGE_PATHS.pages },
-	{ file: 'sitemap-products.xml.gz', paths: PAGE_PATHS.products },
-	{ file: 'sitemap-blog.xml', paths: PAGE_PATHS.blog },
+	{ file: 'sitemap-products.xml.gz', paths: PAGE_PATHS.products, gzipped: { type: 'application/gzip' } },
+	// Apache's type for .gz, and nginx's for a type it does not know.
+	{ file: 'sitemap-accessories.xml.gz', paths: PAGE_PATHS.accessories, gzipped: { type: 'application/x-gzip' } },
+	{ file: 'sitemap-blog.xml.gz', paths: PAGE_PATHS.blog, gzipped: { type: 'application/octet-stream' } },
+	// Apache with `AddEncoding gzip .gz`: the .gz file as XML sent gzip-encoded.
+	{ file: 'sitemap-archive.xml.gz', paths: PAGE_PATHS.archive, gzipped: { type: XML_TYPE, encoding: 'gzip' } },
 ];
 
 const pageUrl = (path: string) => `${SITE_ORIGIN}${path}`;
@@ -37,6 +53,9 @@ export const GONE_PAGES: readonly string[] = GONE_PATHS.map(pageUrl);
 
 /** The file names the sitemap index points to, in its order. */
 export const SITEMAP_FILES: readonly string[] = SITEMAPS.map((sitemap) => sitemap.file);
+
+/** How each gzipped sitemap is sent, by file name: its Content-Type, and its Content-Encoding if any. */
+export const GZIPPED_SITEMAPS: Readonly<Record<string, GzipSent>> = Object.fromEntries(SITEMAPS.flatMap(({ file, gzipped }) => (gzipped ? [[file, gzipped]] : [])));
 
 const XML_HEAD = '<?xml version="1.0" encoding="UTF-8"?>';
 const NAMESPACE = 'http://www.sitemaps.org/schemas/sitemap/0.9';
@@ -60,18 +79,19 @@ export interface SiteFile {
 }
 
 /**
- * The file at `path` (after /__site), as a web server sends it: XML as application/xml, a `.xml.gz` file as its
- * gzip bytes with Content-Type application/gzip (no Content-Encoding: the file itself is compressed).
- * `siteUrl` is the address the site is reached at, which the index's links point to.
+ * The file at `path` (after /__site), as a web server sends it: XML as application/xml, a gzipped sitemap as
+ * GZIPPED_SITEMAPS says. `siteUrl` is the address the site is reached at, which the index's links point to.
  */
 export function siteFile(path: string, siteUrl: string): SiteFile {
-	const xml = (text: string): SiteFile => ({ status: 200, headers: { 'Content-Type': 'application/xml; charset=UTF-8' }, body: Buffer.from(text) });
+	const xml = (text: string): SiteFile => ({ status: 200, headers: { 'Content-Type': XML_TYPE }, body: Buffer.from(text) });
 	if (path === '/sitemap.xml') return xml(sitemapIndex(siteUrl));
 	const sitemap = SITEMAPS.find((candidate) => path === `/${candidate.file}`);
 	if (!sitemap) return { status: 404, headers: { 'Content-Type': 'text/html; charset=UTF-8' }, body: Buffer.from(NOT_FOUND_PAGE) };
 	const text = urlSet(sitemap.paths);
-	if (!sitemap.file.endsWith('.gz')) return xml(text);
-	return { status: 200, headers: { 'Content-Type': 'application/gzip' }, body: gzipSync(text) };
+	const sent = GZIPPED_SITEMAPS[sitemap.file];
+	if (!sent) return xml(text);
+	const encoding = sent.encoding ? { 'Content-Encoding': sent.encoding } : {};
+	return { status: 200, headers: { 'Content-Type': sent.type, ...encoding }, body: gzipSync(text) };
 }
 
 const NOT_FOUND_PAGE = '<!DOCTYPE html>\n<html><head><title>404 Not Found</title></head><body><h1>Not Found</h1></body></html>\n';
