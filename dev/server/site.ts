@@ -87,7 +87,7 @@ export function siteFile(path: string, siteUrl: string): SiteFile {
 	const text = urlSet(sitemap.pages);
 	const { gzipped } = sitemap;
 	if (!gzipped) return xml(text);
-	const encoding = gzipped.encoding ? { 'Content-Encoding': gzipped.encoding } : {};
+	const encoding: Record<string, string> = gzipped.encoding ? { 'Content-Encoding': gzipped.encoding } : {};
 	return { status: 200, headers: { 'Content-Type': gzipped.type, ...encoding }, body: gzipSync(text) };
 }
 
