@@ -41,8 +41,11 @@ export const SITEMAPS: ReadonlyArray<{ file: string; pages: string[]; gzipped?: 
 	{ file: 'sitemap-archive.xml.gz', pages: PAGE_PATHS.archive.map(pageUrl), gzipped: { type: XML_TYPE, encoding: 'gzip' } },
 ];
 
-/** A sitemap index listing another index (sitemap.xml): a nesting Google does not follow, nor the site audit. */
+/** A sitemap index listing another index (sitemap.xml) between two sitemaps: a nesting Google does not follow. */
 export const NESTED_INDEX_FILE = 'sitemap-nested.xml';
+
+/** What the nested index lists, in its order. */
+export const NESTED_INDEX_LISTS: readonly string[] = ['sitemap-products.xml.gz', 'sitemap.xml', 'sitemap-pages.xml'];
 
 /** Every page URL the sitemaps list, once each, in the order they first appear. */
 export const SITE_PAGES: readonly string[] = [...new Set(SITEMAPS.flatMap((sitemap) => sitemap.pages))];
@@ -81,7 +84,7 @@ export interface SiteFile {
 export function siteFile(path: string, siteUrl: string): SiteFile {
 	const xml = (text: string): SiteFile => ({ status: 200, headers: { 'Content-Type': XML_TYPE }, body: Buffer.from(text) });
 	if (path === '/sitemap.xml') return xml(sitemapIndex(siteUrl, SITEMAP_FILES));
-	if (path === `/${NESTED_INDEX_FILE}`) return xml(sitemapIndex(siteUrl, ['sitemap.xml']));
+	if (path === `/${NESTED_INDEX_FILE}`) return xml(sitemapIndex(siteUrl, NESTED_INDEX_LISTS));
 	const sitemap = SITEMAPS.find((candidate) => path === `/${candidate.file}`);
 	if (!sitemap) return { status: 404, headers: { 'Content-Type': 'text/html; charset=UTF-8' }, body: Buffer.from(NOT_FOUND_PAGE) };
 	const text = urlSet(sitemap.pages);

@@ -3,7 +3,7 @@ import path from 'node:path';
 
 import { startPhpRankServer } from '../../dev/server';
 import type { PhpRankServer, ReportState } from '../../dev/server';
-import { GONE_PAGES, NESTED_INDEX_FILE, SITE_PAGES, SITEMAP_FILES, SITEMAPS } from '../../dev/server/site';
+import { GONE_PAGES, NESTED_INDEX_FILE, NESTED_INDEX_LISTS, SITE_PAGES, SITEMAP_FILES, SITEMAPS } from '../../dev/server/site';
 import { EXAMPLES_DIR, loadExampleWorkflow, siteAuditSummary } from '../../dev/examples';
 import { runWorkflow } from '../../dev/engine';
 import type { RunResult, WorkflowFixture } from '../../dev/engine';
@@ -146,7 +146,7 @@ describe('examples/site-audit-offline.json', () => {
 
 		expect(result.run.data.resultData.lastNodeExecuted).toBe('Its page URLs');
 		expect(result.error?.message).toContain(`${innerIndex} is a sitemap index inside the sitemap index, which is not followed: audit it on its own in Sitemap to audit`);
-		expect(siteRequests()).toEqual([`GET /__site/${NESTED_INDEX_FILE} 200`, 'GET /__site/sitemap.xml 200']);
+		expect(siteRequests()).toEqual([NESTED_INDEX_FILE, ...NESTED_INDEX_LISTS].map((file) => `GET /__site/${file} 200`));
 		expect(apiRequests(server)).toEqual([]);
 	});
 

@@ -3,7 +3,7 @@ import { request } from 'undici';
 
 import { scorePage } from '../../../dev/server/analysis';
 import { resultBandOf } from '../../../dev/server/listQuery';
-import { GONE_PAGES, NESTED_INDEX_FILE, SITE_PAGES, SITEMAP_FILES, SITEMAPS } from '../../../dev/server/site';
+import { GONE_PAGES, NESTED_INDEX_FILE, NESTED_INDEX_LISTS, SITE_PAGES, SITEMAP_FILES, SITEMAPS } from '../../../dev/server/site';
 import { call, useServer } from './helpers';
 
 // A base path and a rate limit of one request: the site is outside the application and counts against nothing.
@@ -55,12 +55,13 @@ describe('the fixture site the server serves under /__site/', () => {
 		expect([...new Set(listed)]).toEqual([...SITE_PAGES]);
 	});
 
-	it('serves a sitemap index that lists another index', async () => {
+	it('serves a sitemap index that lists another index among its sitemaps', async () => {
 		const nested = await fetchSite(NESTED_INDEX_FILE);
 
 		expect(nested).toMatchObject({ status: 200, type: 'application/xml; charset=UTF-8' });
 		expect(nested.body.toString()).toContain('<sitemapindex');
-		expect(locs(nested.body.toString())).toEqual([`${new URL(server().url).origin}/__site/sitemap.xml`]);
+		expect(locs(nested.body.toString())).toEqual(NESTED_INDEX_LISTS.map((file) => `${new URL(server().url).origin}/__site/${file}`));
+		expect(NESTED_INDEX_LISTS).toContain('sitemap.xml');
 	});
 
 	it('answers 404 for a file it does not have, and records the requests without counting them against the rate limit', async () => {
