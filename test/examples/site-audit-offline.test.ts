@@ -145,7 +145,7 @@ describe('examples/site-audit-offline.json', () => {
 		const innerIndex = `${new URL(server.url).origin}/__site/sitemap.xml`;
 
 		expect(result.run.data.resultData.lastNodeExecuted).toBe('Its page URLs');
-		expect(result.error?.message).toContain(`${innerIndex} is a sitemap index inside the sitemap index, which is not followed: audit it on its own in Sitemap to audit`);
+		expect(result.error?.message).toContain(`${innerIndex} is a sitemap index listed in a sitemap index, which is not followed: give Sitemap to audit the inner indexes, one item each, instead of the outer one`);
 		expect(siteRequests()).toEqual([NESTED_INDEX_FILE, ...NESTED_INDEX_LISTS].map((file) => `GET /__site/${file} 200`));
 		expect(apiRequests(server)).toEqual([]);
 	});
