@@ -1,8 +1,9 @@
 /**
  * A small web site's sitemaps, served by the bundled server under /__site/ so that a site audit runs with no
- * network: a sitemap index pointing to three sitemaps, one of them gzipped, listing a shop's pages. The pages are
- * www.brewshop.example's (a reserved name): the analysis scores them from their URL, as it does any page, which
- * gives the shop good, decent and bad pages; one listed page is gone, and fetching it fails as it would in phpRank.
+ * network: a sitemap index pointing to five sitemaps listing a shop's pages, four of them gzipped, each sent as
+ * another web server sends a `.gz` file. The pages are www.brewshop.example's (a reserved name): the analysis scores
+ * them from their URL, as it does any page, which gives the shop good, decent and bad pages; one listed page is gone,
+ * and fetching it fails as it would in phpRank.
  */
 import { gzipSync } from 'node:zlib';
 
@@ -13,24 +14,41 @@ export const SITE_ORIGIN = 'https://www.brewshop.example';
 
 const PAGE_PATHS = {
 	pages: ['/', '/about', '/pricing', '/shipping', '/contact'],
-	products: ['/products/blue-kettle', '/products/espresso-grinder', '/products/french-press', '/products/milk-frother'],
+	products: ['/products/blue-kettle', '/products/espresso-grinder'],
+	accessories: ['/products/french-press', '/products/milk-frother'],
+	blog: ['/blog/brewing-guide', '/blog/water-temperature', '/blog/cold-brew'],
 	// The home page is listed twice, as sitemaps often do; the summer sale page was taken down.
-	blog: ['/blog/brewing-guide', '/blog/water-temperature', '/blog/cold-brew', '/', '/blog/summer-sale-2019'],
+	archive: ['/', '/blog/summer-sale-2019'],
 };
 
 const GONE_PATHS = ['/blog/summer-sale-2019'];
 
-/** The sitemaps, by file name, and the pages each lists. */
-const SITEMAPS: Array<{ file: string; paths: string[] }> = [
-	{ file: 'sitemap-pages.xml', paths: PAGE_PATHS.pages },
-	{ file: 'sitemap-products.xml.gz', paths: PAGE_PATHS.products },
-	{ file: 'sitemap-blog.xml', paths: PAGE_PATHS.blog },
-];
+const XML_TYPE = 'application/xml; charset=UTF-8';
 
 const pageUrl = (path: string) => `${SITE_ORIGIN}${path}`;
 
+/**
+ * The sitemaps the index points to, in its order: file name, the pages each lists and, for a gzipped one, how it is
+ * sent: its Content-Type, and a Content-Encoding if the gzip is only the transfer's (a client then gets the XML).
+ */
+export const SITEMAPS: ReadonlyArray<{ file: string; pages: string[]; gzipped?: { type: string; encoding?: 'gzip' } }> = [
+	{ file: 'sitemap-pages.xml', pages: PAGE_PATHS.pages.map(pageUrl) },
+	{ file: 'sitemap-products.xml.gz', pages: PAGE_PATHS.products.map(pageUrl), gzipped: { type: 'application/gzip' } },
+	// Apache's type for .gz, and nginx's for a type it does not know.
+	{ file: 'sitemap-accessories.xml.gz', pages: PAGE_PATHS.accessories.map(pageUrl), gzipped: { type: 'application/x-gzip' } },
+	{ file: 'sitemap-blog.xml.gz', pages: PAGE_PATHS.blog.map(pageUrl), gzipped: { type: 'application/octet-stream' } },
+	// Apache with `AddEncoding gzip .gz`: the file's XML sent gzip-encoded.
+	{ file: 'sitemap-archive.xml.gz', pages: PAGE_PATHS.archive.map(pageUrl), gzipped: { type: XML_TYPE, encoding: 'gzip' } },
+];
+
+/** A sitemap index listing another index (sitemap.xml) between two sitemaps: a nesting Google does not follow. */
+export const NESTED_INDEX_FILE = 'sitemap-nested.xml';
+
+/** What the nested index lists, in its order. */
+export const NESTED_INDEX_LISTS: readonly string[] = ['sitemap-products.xml.gz', 'sitemap.xml', 'sitemap-pages.xml'];
+
 /** Every page URL the sitemaps list, once each, in the order they first appear. */
-export const SITE_PAGES: readonly string[] = [...new Set(SITEMAPS.flatMap((sitemap) => sitemap.paths.map(pageUrl)))];
+export const SITE_PAGES: readonly string[] = [...new Set(SITEMAPS.flatMap((sitemap) => sitemap.pages))];
 
 /** The listed pages that answer 404: phpRank cannot report on them. */
 export const GONE_PAGES: readonly string[] = GONE_PATHS.map(pageUrl);
@@ -42,15 +60,15 @@ const XML_HEAD = '<?xml version="1.0" encoding="UTF-8"?>';
 const NAMESPACE = 'http://www.sitemaps.org/schemas/sitemap/0.9';
 const LAST_MODIFIED = '2026-11-02';
 
-const sitemapIndex = (siteUrl: string) =>
-	`${XML_HEAD}\n<sitemapindex xmlns="${NAMESPACE}">\n${SITEMAP_FILES.map(
+const sitemapIndex = (siteUrl: string, files: readonly string[]) =>
+	`${XML_HEAD}\n<sitemapindex xmlns="${NAMESPACE}">\n${files.map(
 		(file) => `  <sitemap>\n    <loc>${siteUrl}/${file}</loc>\n    <lastmod>${LAST_MODIFIED}</lastmod>\n  </sitemap>\n`,
 	).join('')}</sitemapindex>\n`;
 
 // Whitespace around a <loc> is allowed, and some generators write it: readers must trim.
-const urlSet = (paths: string[]) =>
-	`${XML_HEAD}\n<urlset xmlns="${NAMESPACE}">\n${paths
-		.map((path) => `  <url>\n    <loc>\n      ${pageUrl(path)}\n    </loc>\n    <lastmod>${LAST_MODIFIED}</lastmod>\n  </url>\n`)
+const urlSet = (pages: string[]) =>
+	`${XML_HEAD}\n<urlset xmlns="${NAMESPACE}">\n${pages
+		.map((page) => `  <url>\n    <loc>\n      ${page}\n    </loc>\n    <lastmod>${LAST_MODIFIED}</lastmod>\n  </url>\n`)
 		.join('')}</urlset>\n`;
 
 export interface SiteFile {
@@ -60,18 +78,20 @@ export interface SiteFile {
 }
 
 /**
- * The file at `path` (after /__site), as a web server sends it: XML as application/xml, a `.xml.gz` file as its
- * gzip bytes with Content-Type application/gzip (no Content-Encoding: the file itself is compressed).
- * `siteUrl` is the address the site is reached at, which the index's links point to.
+ * The file at `path` (after /__site), as a web server sends it: XML as application/xml, a gzipped sitemap as
+ * SITEMAPS says. `siteUrl` is the address the site is reached at, which the index's links point to.
  */
 export function siteFile(path: string, siteUrl: string): SiteFile {
-	const xml = (text: string): SiteFile => ({ status: 200, headers: { 'Content-Type': 'application/xml; charset=UTF-8' }, body: Buffer.from(text) });
-	if (path === '/sitemap.xml') return xml(sitemapIndex(siteUrl));
+	const xml = (text: string): SiteFile => ({ status: 200, headers: { 'Content-Type': XML_TYPE }, body: Buffer.from(text) });
+	if (path === '/sitemap.xml') return xml(sitemapIndex(siteUrl, SITEMAP_FILES));
+	if (path === `/${NESTED_INDEX_FILE}`) return xml(sitemapIndex(siteUrl, NESTED_INDEX_LISTS));
 	const sitemap = SITEMAPS.find((candidate) => path === `/${candidate.file}`);
 	if (!sitemap) return { status: 404, headers: { 'Content-Type': 'text/html; charset=UTF-8' }, body: Buffer.from(NOT_FOUND_PAGE) };
-	const text = urlSet(sitemap.paths);
-	if (!sitemap.file.endsWith('.gz')) return xml(text);
-	return { status: 200, headers: { 'Content-Type': 'application/gzip' }, body: gzipSync(text) };
+	const text = urlSet(sitemap.pages);
+	const { gzipped } = sitemap;
+	if (!gzipped) return xml(text);
+	const encoding: Record<string, string> = gzipped.encoding ? { 'Content-Encoding': gzipped.encoding } : {};
+	return { status: 200, headers: { 'Content-Type': gzipped.type, ...encoding }, body: gzipSync(text) };
 }
 
 const NOT_FOUND_PAGE = '<!DOCTYPE html>\n<html><head><title>404 Not Found</title></head><body><h1>Not Found</h1></body></html>\n';

@@ -11,7 +11,7 @@ import { readCsv, resultsRow, RESULTS_FILE, seedReportsWithChangedPages, siteAud
 import { failedChecks } from '../../dev/server/analysis';
 import { parseReportTarget } from '../../dev/server/reportUrl';
 import { resultBandOf } from '../../dev/server/listQuery';
-import { GONE_PAGES, SITE_PAGES, SITEMAP_FILES } from '../../dev/server/site';
+import { GONE_PAGES, SITE_PAGES, SITEMAP_FILES, SITEMAPS } from '../../dev/server/site';
 
 interface ExampleExpectation {
 	/** Brings the server into the state the checks assume. */
@@ -261,7 +261,9 @@ const siteAuditOffline: ExampleExpectation = {
 		const fetched = server.requests.filter((request) => request.path.startsWith('/__site/')).map((request) => `${request.path} ${request.status}`);
 		assertEqual(fetched, ['/__site/sitemap.xml 200', ...SITEMAP_FILES.map((file) => `/__site/${file} 200`)], 'sitemap index and sitemaps fetched, once each');
 		const pages = itemsOf(execution, 'Each page once').map((item) => String(item.url));
-		assertEqual(sorted(pages), sorted([...SITE_PAGES]), 'pages audited: every page of every sitemap, the gzipped one too, once each');
+		assertEqual(sorted(pages), sorted([...SITE_PAGES]), 'pages audited: every page of every sitemap, the gzipped ones too, once each');
+		const unzipped = SITEMAPS.filter((sitemap) => sitemap.gzipped && !sitemap.gzipped.encoding);
+		assertEqual(itemsOf(execution, 'Unzip sitemap').length, unzipped.length, `sitemaps unzipped (those sent as gzip bytes: ${unzipped.map((sitemap) => sitemap.gzipped?.type).join(', ')})`);
 		const audits = itemsOf(execution, 'Audit page');
 		const errors = new Map(audits.flatMap((item, index) => (item.error ? [[pages[index], String(item.error)]] : [])));
 		assertEqual([...errors.keys()], [...GONE_PAGES], 'pages that failed (the one that answers 404)');
@@ -270,7 +272,7 @@ const siteAuditOffline: ExampleExpectation = {
 		const summary = itemsOf(execution, 'Build summary');
 		assertEqual(summary.map((item) => item.text), [siteAuditSummary(server, before.reports, { pages, errors })], 'the summary');
 		assert(String(summary[0].text).includes(`newly failing since the last audit*\n• ${CHANGED_SITE_PAGE}: `), 'the summary lists no check newly failing on the changed page');
-		return `${pages.length} pages from ${SITEMAP_FILES.length} sitemaps (one gzipped): ${LIVE_SITE_PAGES.length} re-analyzed, ${errors.size} failed, checks newly failing on ${CHANGED_SITE_PAGE}`;
+		return `${pages.length} pages from ${SITEMAP_FILES.length} sitemaps (${unzipped.length} unzipped): ${LIVE_SITE_PAGES.length} re-analyzed, ${errors.size} failed, checks newly failing on ${CHANGED_SITE_PAGE}`;
 	},
 };
 

@@ -3,7 +3,7 @@ import path from 'node:path';
 
 import { startPhpRankServer } from '../../dev/server';
 import type { PhpRankServer, ReportState } from '../../dev/server';
-import { GONE_PAGES, SITE_PAGES, SITEMAP_FILES } from '../../dev/server/site';
+import { GONE_PAGES, NESTED_INDEX_FILE, NESTED_INDEX_LISTS, SITE_PAGES, SITEMAP_FILES, SITEMAPS } from '../../dev/server/site';
 import { EXAMPLES_DIR, loadExampleWorkflow, siteAuditSummary } from '../../dev/examples';
 import { runWorkflow } from '../../dev/engine';
 import type { RunResult, WorkflowFixture } from '../../dev/engine';
@@ -15,7 +15,15 @@ const CHANGED_PAGE = 'https://www.brewshop.example/pricing';
 
 let server: PhpRankServer;
 
-const run = async () => await runWorkflow(loadExampleWorkflow(WORKFLOW_FILE, { server }), { credentials: { phpRankApi: { baseUrl: server.url, apiKey: server.apiKey } } });
+/** The example run as it is, or on another sitemap of the fixture site. */
+async function run(sitemapFile?: string) {
+	const workflow = loadExampleWorkflow(WORKFLOW_FILE, { server });
+	if (sitemapFile) {
+		const [assignment] = (workflow.nodes.find((node) => node.name === 'Sitemap to audit')!.parameters.assignments as { assignments: Array<{ value: string }> }).assignments;
+		assignment.value = `${new URL(server.url).origin}/__site/${sitemapFile}`;
+	}
+	return await runWorkflow(workflow, { credentials: { phpRankApi: { baseUrl: server.url, apiKey: server.apiKey } } });
+}
 const livePages = SITE_PAGES.filter((url) => !GONE_PAGES.includes(url));
 const audited = (result: RunResult) => result.output('Each page once').map((item) => String(item.json.url));
 /** The message each failed page's item carries, by page URL. */
@@ -63,7 +71,7 @@ describe('examples/site-audit-offline.json', () => {
 			result = await run();
 		});
 
-		it('follows the sitemap index to each of its sitemaps once, the gzipped one too', () => {
+		it('follows the sitemap index to each of its sitemaps once, the gzipped ones too', () => {
 			expect(result.error).toBeUndefined();
 			expect(siteRequests()).toEqual([
 				'GET /__site/sitemap.xml 200',
@@ -71,13 +79,24 @@ describe('examples/site-audit-offline.json', () => {
 			]);
 		});
 
-		it('audits every page the sitemaps list, once each: those of the gzipped sitemap too, the page listed twice once', () => {
+		it('audits every page the sitemaps list, once each: those of each gzipped sitemap too, the page listed twice once', () => {
 			const listed = result.output('One item per page').map((item) => String(item.json.url));
+			const pages = audited(result);
 
 			expect(listed.length).toBeGreaterThan(SITE_PAGES.length);
 			expect([...new Set(listed)].sort()).toEqual([...SITE_PAGES].sort());
-			expect([...audited(result)].sort()).toEqual([...SITE_PAGES].sort());
-			expect(audited(result)).toEqual(expect.arrayContaining(['https://www.brewshop.example/products/french-press']));
+			expect([...pages].sort()).toEqual([...SITE_PAGES].sort());
+			expect(new Set(pages).size).toBe(pages.length);
+			for (const sitemap of SITEMAPS) expect(pages).toEqual(expect.arrayContaining(sitemap.pages));
+		});
+
+		it('unzips each sitemap that arrives as gzip bytes, whatever its Content-Type, and no other', () => {
+			// One sent with Content-Encoding: gzip arrives as XML, its .gz name notwithstanding.
+			const sentAsGzipBytes = SITEMAPS.filter((sitemap) => sitemap.gzipped && !sitemap.gzipped.encoding);
+
+			expect(sentAsGzipBytes.map((sitemap) => sitemap.gzipped?.type)).toEqual(['application/gzip', 'application/x-gzip', 'application/octet-stream']);
+			expect(result.output('Unzip sitemap')).toHaveLength(sentAsGzipBytes.length);
+			expect(result.output('Gzipped?', 1)).toHaveLength(SITEMAPS.length - sentAsGzipBytes.length);
 		});
 
 		it('creates one report per page that can be fetched, and reports the gone page as failed', () => {
@@ -112,16 +131,23 @@ describe('examples/site-audit-offline.json', () => {
 
 	it('reads a sitemap that is not an index as the only sitemap', async () => {
 		server.reset();
-		const workflow = loadExampleWorkflow(WORKFLOW_FILE, { server });
-		const sitemapUrl = `${new URL(server.url).origin}/__site/${SITEMAP_FILES[0]}`;
-		const [assignment] = (workflow.nodes.find((node) => node.name === 'Sitemap to audit')!.parameters.assignments as { assignments: Array<{ value: string }> }).assignments;
-		assignment.value = sitemapUrl;
-		const result = await runWorkflow(workflow, { credentials: { phpRankApi: { baseUrl: server.url, apiKey: server.apiKey } } });
+		const result = await run(SITEMAP_FILES[0]);
 
 		expect(result.error).toBeUndefined();
 		expect(siteRequests()).toEqual([`GET /__site/${SITEMAP_FILES[0]} 200`, `GET /__site/${SITEMAP_FILES[0]} 200`]);
 		expect(audited(result)).toEqual(SITE_PAGES.slice(0, 5));
 		expect(server.reports().map((report) => report.targetUrl).sort()).toEqual(SITE_PAGES.slice(0, 5).sort());
+	});
+
+	it('stops before any report with an error naming a sitemap index listed in the index, which it does not follow', async () => {
+		server.reset();
+		const result = await run(NESTED_INDEX_FILE);
+		const innerIndex = `${new URL(server.url).origin}/__site/sitemap.xml`;
+
+		expect(result.run.data.resultData.lastNodeExecuted).toBe('Its page URLs');
+		expect(result.error?.message).toContain(`${innerIndex} is a sitemap index listed in a sitemap index, which is not followed: give Sitemap to audit the inner indexes, one item each, instead of the outer one`);
+		expect(siteRequests()).toEqual([NESTED_INDEX_FILE, ...NESTED_INDEX_LISTS].map((file) => `GET /__site/${file} 200`));
+		expect(apiRequests(server)).toEqual([]);
 	});
 
 	describe('the next audit, after a page changed', () => {

@@ -3,7 +3,7 @@ import { request } from 'undici';
 
 import { scorePage } from '../../../dev/server/analysis';
 import { resultBandOf } from '../../../dev/server/listQuery';
-import { GONE_PAGES, SITE_PAGES, SITEMAP_FILES } from '../../../dev/server/site';
+import { GONE_PAGES, NESTED_INDEX_FILE, NESTED_INDEX_LISTS, SITE_PAGES, SITEMAP_FILES, SITEMAPS } from '../../../dev/server/site';
 import { call, useServer } from './helpers';
 
 // A base path and a rate limit of one request: the site is outside the application and counts against nothing.
@@ -12,7 +12,8 @@ const server = useServer({ basePath: '/phprank', rateLimit: { maxAttempts: 1, de
 async function fetchSite(path: string) {
 	const origin = new URL(server().url).origin;
 	const response = await request(`${origin}/__site/${path}`);
-	return { status: response.statusCode, type: String(response.headers['content-type']), body: Buffer.from(await response.body.arrayBuffer()) };
+	const { 'content-type': type, 'content-encoding': encoding } = response.headers;
+	return { status: response.statusCode, type: String(type), encoding, body: Buffer.from(await response.body.arrayBuffer()) };
 }
 
 const locs = (xml: string) => [...xml.matchAll(/<loc>\s*([^<]*?)\s*<\/loc>/g)].map((match) => match[1]);
@@ -28,19 +29,39 @@ describe('the fixture site the server serves under /__site/', () => {
 		expect(locs(index.body.toString())).toEqual(SITEMAP_FILES.map((file) => `${new URL(server().url).origin}/__site/${file}`));
 	});
 
-	it('serves each sitemap, the .xml.gz one as gzip bytes without Content-Encoding; together they list every page, one twice', async () => {
+	it('serves each sitemap, the .xml.gz ones gzipped as web servers send them; together they list every page, one twice', async () => {
 		const listed: string[] = [];
+		const sent: string[] = [];
 		for (const file of SITEMAP_FILES) {
 			const sitemap = await fetchSite(file);
-			const gzipped = file.endsWith('.gz');
-			expect(sitemap).toMatchObject({ status: 200, type: gzipped ? 'application/gzip' : 'application/xml; charset=UTF-8' });
+			expect(sitemap.status).toBe(200);
+			const gzipped = sitemap.body.subarray(0, 2).equals(Buffer.from([0x1f, 0x8b]));
+			expect(gzipped).toBe(file.endsWith('.gz'));
+			sent.push(`${file}: ${sitemap.type}${sitemap.encoding ? `, Content-Encoding ${String(sitemap.encoding)}` : ''}`);
 			const xml = (gzipped ? gunzipSync(sitemap.body) : sitemap.body).toString();
 			expect(xml).toContain('<urlset');
+			expect(locs(xml)).toEqual(SITEMAPS.find((entry) => entry.file === file)?.pages);
 			listed.push(...locs(xml));
 		}
 
+		expect(sent).toEqual([
+			'sitemap-pages.xml: application/xml; charset=UTF-8',
+			'sitemap-products.xml.gz: application/gzip',
+			'sitemap-accessories.xml.gz: application/x-gzip',
+			'sitemap-blog.xml.gz: application/octet-stream',
+			'sitemap-archive.xml.gz: application/xml; charset=UTF-8, Content-Encoding gzip',
+		]);
 		expect(listed.length).toBe(SITE_PAGES.length + 1);
 		expect([...new Set(listed)]).toEqual([...SITE_PAGES]);
+	});
+
+	it('serves a sitemap index that lists another index among its sitemaps', async () => {
+		const nested = await fetchSite(NESTED_INDEX_FILE);
+
+		expect(nested).toMatchObject({ status: 200, type: 'application/xml; charset=UTF-8' });
+		expect(nested.body.toString()).toContain('<sitemapindex');
+		expect(locs(nested.body.toString())).toEqual(NESTED_INDEX_LISTS.map((file) => `${new URL(server().url).origin}/__site/${file}`));
+		expect(NESTED_INDEX_LISTS).toContain('sitemap.xml');
 	});
 
 	it('answers 404 for a file it does not have, and records the requests without counting them against the rate limit', async () => {
