@@ -120,8 +120,7 @@ const maxWaitOption: INodeProperties = {
 	type: 'number',
 	typeOptions: { minValue: 0 },
 	default: DEFAULT_MAX_WAIT_SECONDS,
-	description:
-		"How long each request may wait in all while phpRank's rate limit is reached or phpRank cannot be reached (a restart); 0 turns waiting off",
+	description: "How long each request may wait for phpRank's rate limit or for phpRank to be reachable again; 0 turns waiting off",
 	hint: "3600 seconds (an hour) covers a restart, and about 3,600 items at phpRank's default 60 requests a minute",
 };
 

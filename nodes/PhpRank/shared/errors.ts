@@ -32,13 +32,12 @@ function safeAgain(options: Pick<IHttpRequestOptions, 'method'>): string {
 	return options.method === 'POST' ? `${SAFE_AGAIN} with Return the Existing Report` : SAFE_AGAIN;
 }
 
-/** What a write may have done when its answer did not come; undefined for a read. */
+/** What a write may have done when its answer did not come ("may have created the report"); undefined for a read. */
 function mayHaveDone(target: RequestTarget, options: IHttpRequestOptions): string | undefined {
-	if (options.method === 'POST') return 'phpRank may have created the report';
-	if (isAnalysis(options)) return `phpRank may have re-analyzed ${target.name}`;
-	if (options.method === 'PUT' || options.method === 'PATCH' || options.method === 'DELETE') {
-		return `phpRank may have carried out the ${target.operation} of ${target.name}`;
-	}
+	if (options.method === 'POST') return 'may have created the report';
+	if (isAnalysis(options)) return `may have re-analyzed ${target.name}`;
+	if (options.method === 'DELETE') return `may have deleted ${target.name}`;
+	if (options.method === 'PUT' || options.method === 'PATCH') return `may have updated ${target.name}`;
 	return undefined;
 }
 
@@ -195,7 +194,7 @@ function describeFailure(target: RequestTarget, response: IN8nHttpFullResponse, 
 			return describeRejection(body);
 		default:
 			return statusCode >= 500
-				? { message: `phpRank failed to process the request (${statusCode}): ${said ?? 'no message'}; ${safeAgain(options)}`, description: SERVER_FAULT_HINT }
+				? { message: `phpRank failed to process the request (${statusCode}): ${(said ?? 'no message').replace(/\.$/, '')}; ${safeAgain(options)}`, description: SERVER_FAULT_HINT }
 				: { message: `phpRank answered ${statusCode}: ${said ?? 'no message'}`, description: 'The request was not accepted.' };
 	}
 }
@@ -218,9 +217,9 @@ function proxyAnswered(
 	}
 	const advice =
 		options.method === 'POST'
-			? 'With If the URL Already Has a Report set to Return the Existing Report, the URL is looked up first, so running the item again makes no second report.'
+			? 'To run this item again without a second report, set If the URL Already Has a Report to Return the Existing Report: the URL is then looked up first.'
 			: 'Running the item again sets the same values once more (a re-analysis analyzes the page once more; a deleted record is then not found).';
-	return { message: `${done}: a proxy in front of it answered ${status} in its place; ${safeAgain(options)}`, description: `${why} ${advice}` };
+	return { message: `phpRank ${done}: a proxy in front of it answered ${status} in its place; ${safeAgain(options)}`, description: `${why} ${advice}` };
 }
 
 export function answerError(
@@ -301,7 +300,7 @@ export function connectionError(
 				: 'The connection to phpRank ended before it answered';
 	const detail = code ? ` (${code})` : '';
 	return new UnansweredRequestError(nodeForErrors(context.getNode()), {} as JsonObject, {
-		message: `${failure}; ${done === undefined ? '' : `${done}: `}${safeAgain(options)}`,
+		message: `${failure}; ${done === undefined ? '' : `${kind === 'timedOut' ? 'it' : 'phpRank'} ${done}: `}${safeAgain(options)}`,
 		description:
 			done === undefined
 				? `No answer came about ${target.name}${detail}.`
