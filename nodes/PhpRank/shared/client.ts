@@ -314,31 +314,27 @@ export class PhpRankClient {
 		let failure: unknown;
 		const sendOnce = async () => {
 			sentAt = Date.now();
-			try {
-				// phpRank went down while the request waited for its turn.
-				if (heldBack()) throw new HeldBack();
-				return (await context.helpers.httpRequestWithAuthentication.call(context as IExecuteSingleFunctions, CREDENTIAL_TYPE, {
-					...request,
-					returnFullResponse: true,
+			// phpRank went down while the request waited for its turn.
+			if (heldBack()) throw new HeldBack();
+			return (await context.helpers.httpRequestWithAuthentication
+				.call(context as IExecuteSingleFunctions, CREDENTIAL_TYPE, { ...request, returnFullResponse: true })
+				.catch((error: unknown) => {
+					failure = error;
+					throw error;
 				})) as IN8nHttpFullResponse;
-			} catch (error) {
-				failure = error;
-				throw error;
-			}
 		};
-		try {
-			const response = await sendWithinLimits(sendOnce, {
-				server: this.server,
-				analyzes: isAnalysis(request),
-				maxWaitSeconds,
-				isCancelled: () => this.isCancelled(),
-				waitTooLong: (askedSeconds) => rateLimitError(context, targetOfRequest(), { askedSeconds, maxWaitSeconds }),
-			});
-			return { response, sentAt };
-		} catch (error) {
+		const response = await sendWithinLimits(sendOnce, {
+			server: this.server,
+			analyzes: isAnalysis(request),
+			maxWaitSeconds,
+			isCancelled: () => this.isCancelled(),
+			waitTooLong: (askedSeconds) => rateLimitError(context, targetOfRequest(), { askedSeconds, maxWaitSeconds }),
+		}).catch((error: unknown) => {
+			if (error instanceof HeldBack) return error;
 			if (failure === undefined || error !== failure) throw error;
-			return { failure, sentAt };
-		}
+			return undefined;
+		});
+		return response === undefined || response instanceof HeldBack ? { failure: response ?? failure, sentAt } : { response, sentAt };
 	}
 }
 
