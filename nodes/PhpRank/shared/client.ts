@@ -252,7 +252,9 @@ export class PhpRankClient {
 		const startedAt = Date.now();
 		const deadline = startedAt + this.settings.maxUnreachableWaitSeconds * 1000;
 		let unreachableSince: number | undefined;
-		for (let attempt = 1; ; attempt++) {
+		// How many times the request itself was sent and answered or dropped, probes of a write and refusals aside.
+		let attempt = 0;
+		for (;;) {
 			const turn = await reachability.waitTurn({ deadline, isCancelled }, unreachableSince ?? startedAt);
 			if (turn === 'spent') {
 				if (isCancelled()) throw canceledWhileWaiting(context);
@@ -277,10 +279,12 @@ export class PhpRankClient {
 					continue;
 				}
 				if (wasProbe) reachability.probeAbandoned();
-				if (kind !== 'dropped' || !isRead || isCancelled() || Date.now() >= deadline) {
+				if (request === options) attempt++;
+				// A write's probe is a read too: a dropped one left the write unsent.
+				if (kind !== 'dropped' || !(isRead || request !== options) || isCancelled() || Date.now() >= deadline) {
 					throw connectionError(context, failure, { target: targetOfRequest(), options: request });
 				}
-				await pauseUntil(Date.now() + readRetryPauseMs(attempt), isCancelled);
+				await pauseUntil(Date.now() + readRetryPauseMs(Math.max(1, attempt)), isCancelled);
 				continue;
 			}
 			const { response } = sent;
@@ -289,6 +293,7 @@ export class PhpRankClient {
 			if (saysDown) reachability.unreachable(sentAt, { wasProbe, failure: response });
 			else reachability.answered(sentAt, { wasProbe });
 			if (request !== options) continue;
+			attempt++;
 			const { statusCode, body } = response;
 			if (statusCode >= 200 && statusCode < 300 && typeof body === 'object' && body !== null && !Buffer.isBuffer(body)) {
 				return body as IDataObject;
