@@ -12,7 +12,6 @@ import { apiBaseUrl, CREDENTIAL_TYPE } from '../../../credentials/PhpRankApi.cre
 import { answerError, canceledWhileWaiting, connectionError, connectionFailure, notReachedError, rateLimitError, targetOf, unexpectedAnswer } from './errors';
 import type { RequestTarget } from './errors';
 import { answeredByProxy, isAnalysis, pauseUntil, PROXY_STATUSES, rateGateFor, sendWithinLimits } from './rateLimit';
-import { reachabilityOf } from './reachability';
 import { parseSeconds } from './validation';
 import { DEFAULT_MAX_WAIT_SECONDS, MAX_WAIT_NAME } from './values';
 
@@ -248,7 +247,7 @@ export class PhpRankClient {
 		const targetOfRequest = target === undefined ? this.settings.targetOf : () => target;
 		const isCancelled = () => this.isCancelled();
 		const isRead = (options.method ?? 'GET') === 'GET';
-		const reachability = reachabilityOf(this.server);
+		const { reachability } = rateGateFor(this.server);
 		const startedAt = Date.now();
 		const deadline = startedAt + this.settings.maxUnreachableWaitSeconds * 1000;
 		let unreachableSince: number | undefined;

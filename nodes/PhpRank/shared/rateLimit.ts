@@ -1,5 +1,6 @@
 import { sleep } from 'n8n-workflow';
 import type { IDataObject, IHttpRequestOptions, IN8nHttpFullResponse } from 'n8n-workflow';
+import { Reachability } from './reachability';
 
 // Long waits are cut into slices so that a cancelled execution stops waiting promptly.
 const WAIT_SLICE_MS = 500;
@@ -105,6 +106,8 @@ class ConcurrencyLimit {
  */
 class RateGate {
 	readonly concurrency = new ConcurrencyLimit();
+
+	readonly reachability = new Reachability();
 
 	private blockedUntil = 0;
 

@@ -23,10 +23,10 @@ interface TurnControl {
 
 /**
  * Whether one phpRank server (reached through one credential) can be reached, shared by every item and every
- * execution in this n8n process. A refused connection, a host not found, or a proxy saying phpRank is down marks it
+ * execution in this n8n process with its rate limit (RateGate). A refused connection, a host not found, or a proxy saying phpRank is down marks it
  * unreachable; then requests wait, and only the one probing it is sent, until an answer from phpRank marks it back.
  */
-class Reachability {
+export class Reachability {
 	/** Since when the server has been unreachable; undefined while it answers. */
 	private downSince: number | undefined;
 
@@ -118,15 +118,4 @@ class Reachability {
 	private wakeAll(): void {
 		for (const wakeUp of [...this.waiters]) wakeUp();
 	}
-}
-
-const servers = new Map<string, Reachability>();
-
-export function reachabilityOf(server: string): Reachability {
-	let reachability = servers.get(server);
-	if (reachability === undefined) {
-		reachability = new Reachability();
-		servers.set(server, reachability);
-	}
-	return reachability;
 }
