@@ -266,7 +266,13 @@ export class PhpRankClient {
 			const wasProbe = turn === 'probe';
 			// A write waits for phpRank to answer a read first: a proxy's 502 to the write itself would leave it unsettled.
 			const request = wasProbe && !isRead ? this.changed(PROBE) : options;
-			const sent = await this.sendWithinLimits(request, targetOfRequest, { heldBack: () => !wasProbe && reachability.isDown && !isCancelled() });
+			let sent: Awaited<ReturnType<PhpRankClient['sendWithinLimits']>> | undefined;
+			try {
+				sent = await this.sendWithinLimits(request, targetOfRequest, { heldBack: () => !wasProbe && reachability.isDown && !isCancelled() });
+			} finally {
+				// A probe that ended in an error of its own (a 429 beyond its wait) leaves the probing to another request.
+				if (wasProbe && sent === undefined) reachability.probeAbandoned();
+			}
 			const { sentAt } = sent;
 			if ('failure' in sent) {
 				const { failure } = sent;

@@ -159,7 +159,8 @@ class RateGate {
 	/** Records a request's answer: its rate-limit headers and how long it took (a failed connection has neither). */
 	recordResponse(request: { number: number; analyzes: boolean }, answer?: { response: IN8nHttpFullResponse; ms: number }): void {
 		const byProxy = answer !== undefined && answeredByProxy(answer.response);
-		if (byProxy) this.concurrency.overloaded();
+		// While phpRank is known to be down, the proxy's answers to probes say nothing about its load.
+		if (byProxy && !this.reachability.isDown) this.concurrency.overloaded();
 		// Only a success is known to have done the whole work: a 429 or a refusal answers at once.
 		else if (request.analyzes && answer !== undefined && answer.response.statusCode < 300) {
 			this.concurrency.answered(answer.ms, this.analysesInFlight);

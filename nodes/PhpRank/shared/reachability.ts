@@ -23,8 +23,9 @@ interface TurnControl {
 
 /**
  * Whether one phpRank server (reached through one credential) can be reached, shared by every item and every
- * execution in this n8n process with its rate limit (RateGate). A refused connection, a host not found, or a proxy saying phpRank is down marks it
- * unreachable; then requests wait, and only the one probing it is sent, until an answer from phpRank marks it back.
+ * execution in this n8n process, beside its rate limit (RateGate). A refused connection, a host not found, or a
+ * proxy saying phpRank is down marks it unreachable; then requests wait, and only the one probing it is sent,
+ * until an answer from phpRank marks it back.
  */
 export class Reachability {
 	/** Since when the server has been unreachable; undefined while it answers. */
@@ -80,7 +81,7 @@ export class Reachability {
 		this.upSince = Math.max(this.upSince, sentAt);
 	}
 
-	/** A probe that ended without news of the server (cancelled, or failed otherwise): another may go. */
+	/** A probe that ended without news of the server (cancelled, timed out, past its item's wait): another may go. */
 	probeAbandoned(): void {
 		this.probing = false;
 		this.wakeAll();
