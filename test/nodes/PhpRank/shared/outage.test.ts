@@ -79,6 +79,24 @@ describe.each<[string, { gatewayTimeoutMs?: number }]>([
 		}
 	}, 60_000);
 
+	it('reads: every item gets its report, the ones cut off by the stop included', async () => {
+		// Two PHP workers and 50 ms a request: reads are under way, some waiting for a worker, when PHP stops.
+		const server = await phpRank({ workers: 2, latencyMs: 50, seedReports: 30, ...proxy });
+		const ids = Array.from({ length: 30 }, (_, index) => ({ id: index + 1 }));
+		const answered = async () => {
+			while (apiRequests(server).filter((request) => request.status === 200).length < 5) await sleep(5);
+			await server.outage(OUTAGE_MS);
+		};
+
+		const [{ items, error }] = await Promise.all([
+			runPhpRank(server, { resource: 'report', operation: 'get', reportId: byId('={{ $json.id }}') }, { items: ids, continueOnFail: true, timeoutMs: 60_000 }),
+			answered(),
+		]);
+
+		expect(error).toBeUndefined();
+		expect(items.map((item) => item.json.error ?? item.json.id)).toEqual(ids.map(({ id }) => id));
+	}, 60_000);
+
 	it('fails items, saying so, once Max Wait is spent, and sends nothing twice', async () => {
 		const server = await phpRank(proxy);
 		server.seedReports(3);
