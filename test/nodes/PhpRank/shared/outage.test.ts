@@ -24,8 +24,8 @@ async function storedReports(server: PhpRankServer, count: number): Promise<void
 /** Stops PHP once the run has stored `after` reports, and starts it again `ms` later. */
 async function restartDuring(server: PhpRankServer, { after, ms }: { after: number; ms: number }) {
 	await storedReports(server, after);
-	const stoppedAt = Date.now();
 	await server.stop();
+	const stoppedAt = Date.now();
 	await sleep(ms);
 	await server.start();
 	return { stoppedAt, startedAt: Date.now() };
@@ -69,14 +69,12 @@ describe.each<[string, { gatewayTimeoutMs?: number }]>([
 		const held = reportsPerUrl(server);
 		expect([...held.keys()].sort()).toEqual(input.map((row) => row.url.replace('https://', '')).sort());
 		expect([...held.values()].every((count) => count === 1)).toBe(true);
-		// While PHP was down, requests went one at a time, after pauses, not one per waiting item.
+		// While PHP was down, requests went one at a time, after pauses, not one per waiting item. Without a proxy the
+		// port refused them: only a request on a connection opened before the stop can arrive, and it is dropped.
 		const duringOutage = apiRequests(server).filter((request) => request.time > outage.stoppedAt && request.time < outage.startedAt);
-		if (proxy.gatewayTimeoutMs !== undefined) {
-			expect(duringOutage.every((request) => request.status === 502 && request.startedAt === undefined)).toBe(true);
-			expect(duringOutage.length).toBeLessThan(input.length / 2);
-		} else {
-			expect(duringOutage).toEqual([]);
-		}
+		expect(duringOutage.filter((request) => request.startedAt !== undefined)).toEqual([]);
+		expect(duringOutage.map((request) => request.status)).toEqual(duringOutage.map(() => (proxy.gatewayTimeoutMs === undefined ? undefined : 502)));
+		expect(duringOutage.length).toBeLessThan(input.length / 2);
 	}, 60_000);
 
 	it('reads: every item gets its report, the ones cut off by the stop included', async () => {
