@@ -5,7 +5,7 @@
  *
  *   npx tsx bench/rateLimit.ts [items=300] [limit=60] [windowSeconds=1] [runs=3]
  *   npx tsx bench/rateLimit.ts 1000 60 60 1     a spreadsheet of 1,000 rows against phpRank's default limit,
- *                                               Max Rate-Limit Wait left at its default (about 17 minutes)
+ *                                               Max Wait left at its default (about 17 minutes)
  */
 import { startPhpRankServer } from '../dev/server';
 import { median, runScript } from './processes';

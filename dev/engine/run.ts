@@ -36,6 +36,8 @@ export interface WorkflowFixture {
 export interface RunOptions extends InstanceOptions {
 	/** The run is cancelled and the call rejects after this long. */
 	timeoutMs?: number;
+	/** Cancels the run as the editor's Stop button does; the call resolves once the engine has stopped it. */
+	cancelSignal?: AbortSignal;
 }
 
 export interface RunResult {
@@ -56,7 +58,8 @@ export interface RunResult {
 
 const DEFAULT_TIMEOUT_MS = 20_000;
 
-async function withTimeout(running: ReturnType<WorkflowExecute['run']>, timeoutMs: number): Promise<IRun> {
+async function withTimeout(running: ReturnType<WorkflowExecute['run']>, timeoutMs: number, cancelSignal?: AbortSignal): Promise<IRun> {
+	cancelSignal?.addEventListener('abort', () => running.cancel(), { once: true });
 	let timer: NodeJS.Timeout | undefined;
 	const timedOut = new Promise<never>((_, reject) => {
 		timer = setTimeout(() => {
@@ -109,7 +112,7 @@ export async function runWorkflow(fixture: WorkflowFixture, options: RunOptions 
 	let thrown: Map<string, Error>;
 	try {
 		const execution = new WorkflowExecute({ ...additionalData(executionId), hooks, workflowId: workflowData.id }, 'manual');
-		run = await withTimeout(execution.run({ workflow, pinData: workflowData.pinData }), options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+		run = await withTimeout(execution.run({ workflow, pinData: workflowData.pinData }), options.timeoutMs ?? DEFAULT_TIMEOUT_MS, options.cancelSignal);
 	} finally {
 		logCapture.stop();
 		thrown = takeThrownErrors(executionId);

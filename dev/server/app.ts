@@ -4,7 +4,7 @@ import { createServer, IncomingMessage, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { callApi, Settings } from './api';
 import { deploymentFromJson, faultFromJson, rateLimitFromJson } from './control';
-import { checkDeployment, GATEWAY_TIMEOUT, RateLimiter, wait, WorkerPool } from './deployment';
+import { BAD_GATEWAY, checkDeployment, GATEWAY_TIMEOUT, RateLimiter, wait, WorkerPool } from './deployment';
 import { faultAnswer, FaultBook, FaultStage } from './faults';
 import { Answer, ApiError, errorBody, errorPage, expectsJson, html, htmlPage, json, Negotiation, recordRequest, renderError } from './http';
 import { parseReportTarget } from './reportUrl';
@@ -39,13 +39,16 @@ class Exchange {
 	readonly negotiation: Negotiation;
 	private done = false;
 	private timer?: NodeJS.Timeout;
+	/** The run of PHP the request arrived in: a request still waiting for a worker when PHP stops is never worked on. */
+	readonly phpRun: number;
 
 	/** `app.host` is the host:port to build absolute URLs with when the request carries no Host header. */
 	constructor(
 		readonly record: RecordedRequest,
 		private readonly res: ServerResponse,
-		app: { basePath: string; host: string },
+		app: { basePath: string; host: string; phpRun: number },
 	) {
+		this.phpRun = app.phpRun;
 		const base = app.basePath;
 		const inside = (path: string) => (path === base || path.startsWith(`${base}/`) ? path.slice(base.length) || '/' : undefined);
 		this.appPath = inside(record.path);
@@ -57,7 +60,12 @@ class Exchange {
 	/** Starts the proxy's clock, counted from arrival: waiting for a worker uses up the proxy's patience too. */
 	startProxy(gatewayTimeoutMs: number | undefined): void {
 		if (gatewayTimeoutMs === undefined) return;
-		this.timer = setTimeout(() => this.timeOut(), gatewayTimeoutMs - (Date.now() - this.record.time)).unref();
+		this.timer = setTimeout(() => this.answerFromProxy(GATEWAY_TIMEOUT), gatewayTimeoutMs - (Date.now() - this.record.time)).unref();
+	}
+
+	/** The proxy answers in PHP's place (its timeout, PHP down): the application's answer, if any comes, is discarded. */
+	answerFromProxy(answer: Answer): void {
+		if (this.finish() && write(this.res, answer, {})) this.record.status = answer.status;
 	}
 
 	send(answer: Answer, extraHeaders?: Record<string, string>): void {
@@ -76,10 +84,6 @@ class Exchange {
 		clearTimeout(this.timer);
 		this.record.answeredAt = Date.now();
 		return true;
-	}
-
-	private timeOut(): void {
-		if (this.finish() && write(this.res, GATEWAY_TIMEOUT, {})) this.record.status = GATEWAY_TIMEOUT.status;
 	}
 }
 
@@ -102,7 +106,12 @@ export class PhpRankServer {
 	private readonly limiter: RateLimiter;
 	private readonly pool = new WorkerPool();
 	private gatewayTimeoutMs?: number;
-	private readonly server = createServer((req, res) => void this.handle(req, res));
+	private server = this.newListener();
+	/** Counts PHP's starts; while PHP is stopped, `phpStopped` is true. */
+	private phpRun = 0;
+	private phpStopped = false;
+	/** Requests that reached PHP's side and have not been answered: a stop cuts them off. */
+	private readonly pending = new Set<Exchange>();
 
 	readonly setRateLimit = (config: RateLimitConfig | false) => this.limiter.configure(config);
 	readonly injectFault = (fault: Fault) => this.faults.add(fault);
@@ -142,9 +151,55 @@ export class PhpRankServer {
 		if (options.seedReports || options.seedProjects) this.store.seed({ reports: options.seedReports, projects: options.seedProjects });
 	}
 
+	/** Whether PHP is stopped (see stop). */
+	get stopped(): boolean {
+		return this.phpStopped;
+	}
+
+	/**
+	 * Stops PHP, as a restart, a deploy or a PHP-FPM reload does. Requests being worked on finish their work (a
+	 * create is stored) but their answer is lost; requests waiting for a worker are never worked on. Without a proxy
+	 * the port stops listening and connections are refused; behind the proxy (`gatewayTimeoutMs`) it answers nginx's
+	 * 502 page at once, to the requests cut off and to every new one, as nginx does when it cannot reach PHP.
+	 */
+	async stop(): Promise<void> {
+		if (this.phpStopped) return;
+		this.phpStopped = true;
+		this.phpRun++;
+		const behindProxy = this.gatewayTimeoutMs !== undefined;
+		for (const exchange of this.pending) {
+			if (behindProxy) exchange.answerFromProxy(BAD_GATEWAY);
+			else exchange.drop();
+		}
+		this.pending.clear();
+		if (!behindProxy) {
+			const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+			this.server.closeIdleConnections();
+			await closed;
+		}
+	}
+
+	/** Starts PHP again after `stop`, on the same port. */
+	async start(): Promise<void> {
+		if (!this.phpStopped) return;
+		if (!this.server.listening) {
+			this.server = this.newListener();
+			await this.listen();
+		}
+		this.phpStopped = false;
+	}
+
+	/** Stops PHP for `ms` milliseconds and starts it again; resolves once it answers again. */
+	async outage(ms: number): Promise<void> {
+		await this.stop();
+		await wait(ms);
+		await this.start();
+	}
+
 	async listen(): Promise<void> {
 		const host = this.options.host ?? '127.0.0.1';
-		await once(this.server.listen(this.options.port ?? 0, host), 'listening');
+		// Listening again after a stop: on the port it had.
+		await once(this.server.listen(this.port || (this.options.port ?? 0), host), 'listening');
 		this.port = (this.server.address() as AddressInfo).port;
 		this.host = `${hostForUrl(host)}:${this.port}`;
 		this.url = `http://${this.host}${this.options.basePath}`;
@@ -152,9 +207,17 @@ export class PhpRankServer {
 
 	close(): Promise<void> {
 		return new Promise((resolve, reject) => {
+			if (!this.server.listening) {
+				resolve();
+				return;
+			}
 			this.server.close((error) => (error ? reject(error) : resolve()));
 			this.server.closeAllConnections();
 		});
+	}
+
+	private newListener() {
+		return createServer((req, res) => void this.handle(req, res));
 	}
 
 	/** Replaces all three settings (a key left out means none); requests under way keep their proxy timeout. */
@@ -209,7 +272,7 @@ export class PhpRankServer {
 	private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
 		let exchange: Exchange | undefined;
 		try {
-			const current = new Exchange(await recordRequest(req), res, { basePath: this.options.basePath, host: this.host });
+			const current = new Exchange(await recordRequest(req), res, { basePath: this.options.basePath, host: this.host, phpRun: this.phpRun });
 			exchange = current;
 			const { record, appPath } = current;
 			if (record.path.startsWith(`${SITE_PREFIX}/`)) {
@@ -221,14 +284,26 @@ export class PhpRankServer {
 				return;
 			}
 			this.requests.push(record);
+			if (this.phpStopped) {
+				// A request that came in on a connection opened before the stop.
+				if (this.gatewayTimeoutMs === undefined) current.drop();
+				else current.answerFromProxy(BAD_GATEWAY);
+				return;
+			}
 			current.startProxy(this.gatewayTimeoutMs);
-			// Everything from here is PHP's work: latency, faults and the rate limit all count from a worker's start.
-			await this.pool.run(async () => {
-				record.startedAt = Date.now();
-				await wait(this.options.latencyMs ?? 0);
-				if (await this.applyFault(current)) return;
-				await this.respond(current);
-			});
+			this.pending.add(current);
+			try {
+				// Everything from here is PHP's work: latency, faults and the rate limit all count from a worker's start.
+				await this.pool.run(async () => {
+					if (current.phpRun !== this.phpRun) return;
+					record.startedAt = Date.now();
+					await wait(this.options.latencyMs ?? 0);
+					if (await this.applyFault(current)) return;
+					await this.respond(current);
+				});
+			} finally {
+				this.pending.delete(current);
+			}
 		} catch {
 			if (exchange) exchange.send(json(500, errorBody(500)));
 			else write(res, json(500, errorBody(500)), LARAVEL_HEADERS);
@@ -273,6 +348,13 @@ export class PhpRankServer {
 					this.changePage(url, quality === null ? undefined : { quality: quality as number });
 				}),
 			'POST /rate-limit': (body) => done(() => this.setRateLimit(rateLimitFromJson(body()))),
+			// Answered before PHP stops: without a proxy the port itself stops listening, this route with it.
+			'POST /outage': (body) =>
+				done(() => {
+					const { ms } = body();
+					if (typeof ms !== 'number' || !(ms >= 0)) throw new Error('An outage needs "ms", a number of milliseconds, 0 or more');
+					setImmediate(() => void this.outage(ms));
+				}),
 		};
 		const route = routes[`${record.method} ${path.replace(/\/+$/, '')}`];
 		if (!route) return json(404, { error: `No control endpoint ${record.method} ${path}` });

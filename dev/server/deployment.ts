@@ -16,6 +16,13 @@ export const GATEWAY_TIMEOUT: Answer = {
 	body: '<html><head><title>504 Gateway Time-out</title></head><body><center><h1>504 Gateway Time-out</h1></center><hr><center>nginx</center></body></html>',
 };
 
+/** nginx's own page when it cannot reach PHP (a restart): answered at once, PHP never sees the request. */
+export const BAD_GATEWAY: Answer = {
+	status: 502,
+	headers: { Server: 'nginx', 'Content-Type': 'text/html' },
+	body: '<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body></html>',
+};
+
 export function checkDeployment({ workers, analysisMs, gatewayTimeoutMs }: Deployment): void {
 	if (workers !== undefined && !(Number.isSafeInteger(workers) && workers >= 1)) throw new Error('"workers" must be a whole number, 1 or more');
 	if (analysisMs !== undefined && !(analysisMs >= 0)) throw new Error('"analysisMs" must be a number, 0 or more');

@@ -31,8 +31,8 @@ export const DOCUMENTED = {
 		filters: ['Grade', 'Project', 'Search', 'Search By'],
 		grades: ['Good', 'Decent', 'Bad'],
 		projectModes: ['From List', 'By Name'],
-		options: ['Leave Out Per-Check Results', 'Max Rate-Limit Wait (Seconds)', 'Sort By', 'Sort Order'],
-		maxRateLimitWait: 3600,
+		options: ['Leave Out Per-Check Results', 'Max Wait (Seconds)', 'Sort By', 'Sort Order'],
+		maxWait: 3600,
 	},
 };
 
@@ -261,16 +261,16 @@ export async function runBrowserChecks(checks: Checks, options: BrowserCheckOpti
 			return modes.join(', ');
 		});
 
-		await check(`browser: Report > Get Many's Options hold Max Rate-Limit Wait, ${getMany.maxRateLimitWait} s when added`, async () => {
+		await check(`browser: Report > Get Many's Options hold Max Wait, ${getMany.maxWait} s when added`, async () => {
 			const { options: shown, list } = await collectionOptions(page, 'Add Option');
 			const file = await screenshot('phprank-report-getmany-options.png');
 			await closeDropdown(page, list);
 			assertEqual(sorted(shown), sorted(getMany.options), 'the Options to add');
-			await addToCollection(page, 'Add Option', 'Max Rate-Limit Wait (Seconds)');
-			const wait = page.locator('[data-test-id="parameter-input-maxRateLimitWait"] input').first();
+			await addToCollection(page, 'Add Option', 'Max Wait (Seconds)');
+			const wait = page.locator('[data-test-id="parameter-input-maxWait"] input').first();
 			await wait.waitFor({ state: 'visible' });
 			const value = (await wait.inputValue()).replace(/\D/g, '');
-			assertEqual(Number(value), getMany.maxRateLimitWait, 'Max Rate-Limit Wait when added');
+			assertEqual(Number(value), getMany.maxWait, 'Max Wait when added');
 			const filled = await screenshot('phprank-report-getmany-filled.png');
 			return `${shown.join(', ')}; ${file}, ${filled}`;
 		});

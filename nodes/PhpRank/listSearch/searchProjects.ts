@@ -1,6 +1,6 @@
 import type { ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
 import { listTarget } from '../shared/errors';
-import { PhpRankClient } from '../shared/client';
+import { EDITOR_LIST_WAITS, PhpRankClient } from '../shared/client';
 
 export async function searchProjects(
 	this: ILoadOptionsFunctions,
@@ -8,8 +8,7 @@ export async function searchProjects(
 	paginationToken?: string,
 ): Promise<INodeListSearchResult> {
 	const query = { ...(filter ? { search: filter, search_by: 'project' } : {}), sort_by: 'project', sort: 'asc' };
-	// The editor does not wait on the rate limit: a 429 shows at once, with the wait phpRank asked for.
-	const client = PhpRankClient.outsideRun(this, { target: listTarget('project'), maxWaitSeconds: 0 });
+	const client = PhpRankClient.outsideRun(this, { target: listTarget('project'), ...EDITOR_LIST_WAITS });
 	const page = await client.readPage({ url: '/projects', query, page: Number(paginationToken) || 1, perPage: 100 });
 	return {
 		results: page.records.map((project) => ({ name: String(project.project), value: String(project.project) })),

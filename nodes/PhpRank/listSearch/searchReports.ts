@@ -1,6 +1,6 @@
 import type { ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
 import { listTarget } from '../shared/errors';
-import { PhpRankClient } from '../shared/client';
+import { EDITOR_LIST_WAITS, PhpRankClient } from '../shared/client';
 
 export async function searchReports(
 	this: ILoadOptionsFunctions,
@@ -8,8 +8,7 @@ export async function searchReports(
 	paginationToken?: string,
 ): Promise<INodeListSearchResult> {
 	const query = filter ? { search: filter, search_by: 'url' } : {};
-	// The editor does not wait on the rate limit: a 429 shows at once, with the wait phpRank asked for.
-	const client = PhpRankClient.outsideRun(this, { target: listTarget('report'), maxWaitSeconds: 0 });
+	const client = PhpRankClient.outsideRun(this, { target: listTarget('report'), ...EDITOR_LIST_WAITS });
 	const page = await client.readPage({ url: '/reports', query, page: Number(paginationToken) || 1, perPage: 50 });
 	return {
 		results: page.records.map((report) => ({ name: `${String(report.url)} (#${String(report.id)})`, value: String(report.id) })),

@@ -9,11 +9,11 @@ import type {
 	IPollFunctions,
 } from 'n8n-workflow';
 import { apiBaseUrl, CREDENTIAL_TYPE } from '../../../credentials/PhpRankApi.credentials';
-import { answerError, connectionError, rateLimitError, targetOf, unexpectedAnswer } from './errors';
+import { answerError, canceledWhileWaiting, connectionError, connectionFailure, notReachedError, rateLimitError, targetOf, unexpectedAnswer } from './errors';
 import type { RequestTarget } from './errors';
-import { answeredByProxy, isAnalysis, pauseUntil, rateGateFor, sendWithinLimits } from './rateLimit';
+import { answeredByProxy, isAnalysis, pauseUntil, PROXY_STATUSES, rateGateFor, sendWithinLimits } from './rateLimit';
 import { parseSeconds } from './validation';
-import { DEFAULT_MAX_RATE_LIMIT_WAIT_SECONDS } from './values';
+import { DEFAULT_MAX_WAIT_SECONDS, MAX_WAIT_NAME } from './values';
 
 /** What n8n hands an operation's `run`: the request it prepared from the operation's routing. */
 export type RequestData = DeclarativeRestApiSettings.ResultOptions;
@@ -29,10 +29,15 @@ export const REQUEST_DEFAULTS = {
 	disableFollowRedirect: true,
 } satisfies Partial<IHttpRequestOptions>;
 
-// A read a proxy answered in phpRank's place is sent again, as repeating it changes nothing: this many times
-// in all, after waits that double from the first.
+// A read is sent again when a proxy answered in phpRank's place or its connection dropped, as repeating it
+// changes nothing: after waits that double from the first up to the longest, within the item's wait. A 5xx page
+// that no proxy status names (a PHP error page) is sent this many times in all.
 const READ_ATTEMPTS = 3;
 const FIRST_READ_RETRY_MS = 1000;
+const LONGEST_READ_RETRY_MS = 10_000;
+
+/** phpRank answers it at once, changing nothing: it tells whether phpRank is back before a write is sent. */
+const PROBE: RequestChange = { method: 'GET', url: '/account' };
 
 type RequestContext = Pick<IExecuteSingleFunctions, 'getNode' | 'getItemIndex' | 'getCredentials'> & {
 	helpers: Pick<IExecuteSingleFunctions['helpers'], 'httpRequestWithAuthentication'>;
@@ -76,11 +81,19 @@ interface ClientSettings {
 	prepared: IHttpRequestOptions;
 	/** How long a request may wait for the rate limit in all; 0 sends without waiting and fails on a 429. */
 	maxWaitSeconds: number;
+	/** How long a request may wait for an unreachable phpRank in all; 0 fails at once. */
+	maxUnreachableWaitSeconds: number;
 	/** Worked out only for an error message: naming what an item acts on reads its parameters. */
 	targetOf: () => RequestTarget;
 	/** Outside a run a list stops on the page it asked for, whatever page a cache sends. */
 	acceptsOtherPage: boolean;
 }
+
+/**
+ * The editor's lists show a 429 at once, with the wait phpRank asked for, and wait out a restart for a little while:
+ * the user is looking at the list.
+ */
+export const EDITOR_LIST_WAITS = { maxWaitSeconds: 0, maxUnreachableWaitSeconds: 20 };
 
 /** The editor's lists and the trigger's polls have no item: they read as item 0, so that their errors read as a run's do. */
 export function asItem<T extends ContextOutsideRun>(context: T): T & { getItemIndex: () => number } {
@@ -130,19 +143,25 @@ export class PhpRankClient {
 	 */
 	static forItem(context: IExecutePaginationFunctions, requestData: RequestData): PhpRankClient {
 		const options = context.getNodeParameter('options', {}) as IDataObject;
+		const maxWaitSeconds = parseSeconds(context, MAX_WAIT_NAME, options.maxWait ?? DEFAULT_MAX_WAIT_SECONDS);
 		return new PhpRankClient(context, {
 			prepared: requestData.options as IHttpRequestOptions,
-			maxWaitSeconds: parseSeconds(context, 'Max Rate-Limit Wait', options.maxRateLimitWait ?? DEFAULT_MAX_RATE_LIMIT_WAIT_SECONDS),
+			maxWaitSeconds,
+			maxUnreachableWaitSeconds: maxWaitSeconds,
 			targetOf: () => targetOf(context),
 			acceptsOtherPage: false,
 		});
 	}
 
 	/** For the editor's lists and the trigger's polls, the request built as a run's engine builds it. */
-	static outsideRun(context: ContextOutsideRun, { target, maxWaitSeconds }: { target: RequestTarget; maxWaitSeconds: number }): PhpRankClient {
+	static outsideRun(
+		context: ContextOutsideRun,
+		{ target, maxWaitSeconds, maxUnreachableWaitSeconds }: Pick<ClientSettings, 'maxWaitSeconds' | 'maxUnreachableWaitSeconds'> & { target: RequestTarget },
+	): PhpRankClient {
 		return new PhpRankClient(asItem(context) as unknown as RequestContext, {
 			prepared: { ...REQUEST_DEFAULTS, method: 'GET', url: '' },
 			maxWaitSeconds,
+			maxUnreachableWaitSeconds,
 			targetOf: () => target,
 			acceptsOtherPage: true,
 		});
@@ -226,38 +245,121 @@ export class PhpRankClient {
 		return options;
 	}
 
+	/**
+	 * Sends a request until phpRank answers it. A request that never reached phpRank is sent again once it can be
+	 * reached (reachability.ts); a read is sent again after a proxy's answer or a dropped connection; a 429 is waited
+	 * out (rateLimit.ts). Anything else that may have reached phpRank goes back to the caller as an error, so that
+	 * a write is never carried out twice.
+	 */
 	private async send(options: IHttpRequestOptions, target?: RequestTarget): Promise<IDataObject> {
 		const { context } = this;
-		const { maxWaitSeconds } = this.settings;
 		const targetOfRequest = target === undefined ? this.settings.targetOf : () => target;
-		const sendOnce = async () => {
-			try {
-				return (await context.helpers.httpRequestWithAuthentication.call(context as IExecuteSingleFunctions, CREDENTIAL_TYPE, {
-					...options,
-					returnFullResponse: true,
-				})) as IN8nHttpFullResponse;
-			} catch (error) {
-				throw connectionError(context, error, { target: targetOfRequest(), options });
-			}
-		};
 		const isCancelled = () => this.isCancelled();
 		const isRead = (options.method ?? 'GET') === 'GET';
-		for (let attempt = 1; ; attempt++) {
-			const response = await sendWithinLimits(sendOnce, {
-				server: this.server,
-				analyzes: isAnalysis(options),
-				maxWaitSeconds,
-				isCancelled,
-				waitTooLong: (askedSeconds) => rateLimitError(context, targetOfRequest(), { askedSeconds, maxWaitSeconds }),
-			});
+		const { reachability } = rateGateFor(this.server);
+		const startedAt = Date.now();
+		const deadline = startedAt + this.settings.maxUnreachableWaitSeconds * 1000;
+		let unreachableSince: number | undefined;
+		// How many times the request itself was sent and answered or dropped, probes of a write and refusals aside.
+		let attempt = 0;
+		for (;;) {
+			const turn = await reachability.waitTurn({ deadline, isCancelled }, unreachableSince ?? startedAt);
+			if (turn === 'spent') {
+				if (isCancelled()) throw canceledWhileWaiting(context);
+				throw notReachedError(context, reachability.lastFailure, {
+					host: new URL(await this.site()).host,
+					waitedMs: Math.max(reachability.downForMs(), Date.now() - (unreachableSince ?? Date.now())),
+					maxWaitSeconds: this.settings.maxUnreachableWaitSeconds,
+				});
+			}
+			const wasProbe = turn === 'probe';
+			// A write waits for phpRank to answer a read first: a proxy's 502 to the write itself would leave it unsettled.
+			const request = wasProbe && !isRead ? this.changed(PROBE) : options;
+			let sent: Awaited<ReturnType<PhpRankClient['sendWithinLimits']>> | undefined;
+			try {
+				sent = await this.sendWithinLimits(request, targetOfRequest, { heldBack: () => !wasProbe && reachability.isDown && !isCancelled() });
+			} finally {
+				// A probe that ended in an error of its own (a 429 beyond its wait) leaves the probing to another request.
+				if (wasProbe && sent === undefined) reachability.probeAbandoned();
+			}
+			const { sentAt } = sent;
+			if ('failure' in sent) {
+				const { failure } = sent;
+				if (failure instanceof HeldBack) continue;
+				const kind = connectionFailure(failure).kind;
+				if (kind === 'notReached' && !isCancelled()) {
+					reachability.unreachable(sentAt, { wasProbe, failure });
+					unreachableSince ??= sentAt;
+					continue;
+				}
+				if (wasProbe) reachability.probeAbandoned();
+				if (request === options) attempt++;
+				// A write's probe is a read too: a dropped one left the write unsent.
+				if (kind !== 'dropped' || !(isRead || request !== options) || isCancelled() || Date.now() >= deadline) {
+					throw connectionError(context, failure, { target: targetOfRequest(), options: request });
+				}
+				await pauseUntil(Date.now() + readRetryPauseMs(Math.max(1, attempt)), isCancelled);
+				continue;
+			}
+			const { response } = sent;
+			// nginx answers 502 at once while PHP is down (503 when it is saturated); a 504 comes from a PHP that works slowly.
+			const saysDown = answeredByProxy(response) && (response.statusCode === 502 || response.statusCode === 503);
+			if (saysDown) reachability.unreachable(sentAt, { wasProbe, failure: response });
+			else reachability.answered(sentAt, { wasProbe });
+			if (request !== options) continue;
+			attempt++;
 			const { statusCode, body } = response;
 			if (statusCode >= 200 && statusCode < 300 && typeof body === 'object' && body !== null && !Buffer.isBuffer(body)) {
 				return body as IDataObject;
 			}
-			if (!isRead || attempt >= READ_ATTEMPTS || !answeredByProxy(response) || isCancelled()) {
-				throw answerError(context, response, { target: targetOfRequest(), options, attempts: attempt });
-			}
-			await pauseUntil(Date.now() + FIRST_READ_RETRY_MS * 2 ** (attempt - 1), isCancelled);
+			const sentAgain =
+				isRead && answeredByProxy(response) && !isCancelled() && Date.now() < deadline && (statusCode in PROXY_STATUSES || attempt < READ_ATTEMPTS);
+			if (!sentAgain) throw answerError(context, response, { target: targetOfRequest(), options, attempts: attempt, waitedMs: Date.now() - startedAt });
+			unreachableSince ??= saysDown ? sentAt : undefined;
+			// While phpRank is down, the next probe is the wait; a slow phpRank behind a 504 is given a pause.
+			if (!saysDown) await pauseUntil(Date.now() + readRetryPauseMs(attempt), isCancelled);
 		}
 	}
+
+	/** One request through phpRank's rate limit (a 429 waited out within the item's wait), its answer or why none came. */
+	private async sendWithinLimits(
+		request: IHttpRequestOptions,
+		targetOfRequest: () => RequestTarget,
+		{ heldBack }: { heldBack: () => boolean },
+	): Promise<{ response: IN8nHttpFullResponse; sentAt: number } | { failure: unknown; sentAt: number }> {
+		const { context } = this;
+		const { maxWaitSeconds } = this.settings;
+		let sentAt = Date.now();
+		let failure: unknown;
+		const sendOnce = async () => {
+			sentAt = Date.now();
+			// phpRank went down while the request waited for its turn.
+			if (heldBack()) throw new HeldBack();
+			return (await context.helpers.httpRequestWithAuthentication
+				.call(context as IExecuteSingleFunctions, CREDENTIAL_TYPE, { ...request, returnFullResponse: true })
+				.catch((error: unknown) => {
+					failure = error;
+					throw error;
+				})) as IN8nHttpFullResponse;
+		};
+		const response = await sendWithinLimits(sendOnce, {
+			server: this.server,
+			analyzes: isAnalysis(request),
+			maxWaitSeconds,
+			isCancelled: () => this.isCancelled(),
+			waitTooLong: (askedSeconds) => rateLimitError(context, targetOfRequest(), { askedSeconds, maxWaitSeconds }),
+		}).catch((error: unknown) => {
+			if (error instanceof HeldBack) return error;
+			if (failure === undefined || error !== failure) throw error;
+			return undefined;
+		});
+		return response === undefined || response instanceof HeldBack ? { failure: response ?? failure, sentAt } : { response, sentAt };
+	}
+}
+
+/** A request not sent after all: phpRank became unreachable while it waited to be sent. */
+class HeldBack {}
+
+function readRetryPauseMs(attempt: number): number {
+	return Math.min(LONGEST_READ_RETRY_MS, FIRST_READ_RETRY_MS * 2 ** (attempt - 1));
 }

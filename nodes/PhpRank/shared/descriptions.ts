@@ -2,7 +2,7 @@ import * as workflow from 'n8n-workflow';
 import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 import { GRADE_OPTIONS } from './grade';
 import {
-	DEFAULT_MAX_RATE_LIMIT_WAIT_SECONDS,
+	DEFAULT_MAX_WAIT_SECONDS,
 	DEFAULT_PRIVACY,
 	LARGEST_PAGE_SIZE,
 	PAGE_SIZE_OPTIONS,
@@ -114,14 +114,14 @@ export function passwordField(overrides: Partial<INodeProperties> = {}): INodePr
 	};
 }
 
-const maxRateLimitWaitOption: INodeProperties = {
-	displayName: 'Max Rate-Limit Wait (Seconds)',
-	name: 'maxRateLimitWait',
+const maxWaitOption: INodeProperties = {
+	displayName: 'Max Wait (Seconds)',
+	name: 'maxWait',
 	type: 'number',
 	typeOptions: { minValue: 0 },
-	default: DEFAULT_MAX_RATE_LIMIT_WAIT_SECONDS,
-	description: "How long each item may wait in all when phpRank's rate limit is reached; 0 turns waiting off",
-	hint: "The default lets about 3,600 items through phpRank's default 60 requests a minute",
+	default: DEFAULT_MAX_WAIT_SECONDS,
+	description: "How long each request may wait for phpRank's rate limit or for phpRank to be reachable again; 0 turns waiting off",
+	hint: "3600 seconds (an hour) covers a restart, and about 3,600 items at phpRank's default 60 requests a minute",
 };
 
 /** A report item as the descriptions an AI agent reads name it. */
@@ -162,7 +162,7 @@ export function optionsCollection(options: INodeProperties[]): INodeProperties {
 		type: 'collection',
 		placeholder: 'Add Option',
 		default: {},
-		options: [...options, maxRateLimitWaitOption],
+		options: [...options, maxWaitOption],
 	};
 }
 

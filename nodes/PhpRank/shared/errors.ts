@@ -24,6 +24,44 @@ const WRONG_ADDRESS_HINT =
 const SERVER_FAULT_HINT =
 	'This is a fault on the phpRank server or a proxy in front of it; try again later or check its logs.';
 
+/** What a failed item's message ends with: whether running its row again is safe, all Continue On Fail keeps. */
+const SAFE_AGAIN = 'running this row again is safe';
+
+/** The one write that is not safe to send twice, a create, is safe again when the row looks its URL up first. */
+function safeAgain(options: Pick<IHttpRequestOptions, 'method'>): string {
+	return options.method === 'POST' ? `${SAFE_AGAIN} with Return the Existing Report` : SAFE_AGAIN;
+}
+
+/** What a write may have done when its answer did not come ("may have created the report"); undefined for a read. */
+function mayHaveDone(target: RequestTarget, options: IHttpRequestOptions): string | undefined {
+	if (options.method === 'POST') return 'may have created the report';
+	if (isAnalysis(options)) return `may have re-analyzed ${target.name}`;
+	if (options.method === 'DELETE') return `may have deleted ${target.name}`;
+	if (options.method === 'PUT' || options.method === 'PATCH') return `may have updated ${target.name}`;
+	return undefined;
+}
+
+const hostNotFound = (host: string) => `phpRank's host name ${host} could not be looked up`;
+const noRoute = (host: string) => `phpRank at ${host} was unreachable (no network route)`;
+
+/** The codes of a connection that never reached phpRank, the request known to have done nothing, as a message says them. */
+const NOT_REACHED: Record<string, (host: string) => string> = {
+	ECONNREFUSED: (host) => `phpRank at ${host} refused the connection`,
+	ENOTFOUND: hostNotFound,
+	EAI_AGAIN: hostNotFound,
+	EHOSTUNREACH: noRoute,
+	ENETUNREACH: noRoute,
+};
+
+/** Why a request got no answer: it never reached phpRank, it timed out, or its connection ended. */
+export function connectionFailure(error: unknown): { code: string; kind: 'notReached' | 'timedOut' | 'dropped' } {
+	const cause = error instanceof NodeApiError && error.cause ? error.cause : error;
+	const code = String((cause as { code?: unknown })?.code ?? '');
+	if (code in NOT_REACHED) return { code, kind: 'notReached' };
+	const timedOut = code === 'ECONNABORTED' || code === 'ETIMEDOUT' || /timeout/i.test(String((cause as Error)?.message));
+	return { code, kind: timedOut ? 'timedOut' : 'dropped' };
+}
+
 // phpRank passes on its HTTP client's own words when it cannot fetch the page it is asked to analyze.
 const PAGE_FETCH_FAILURE = /cURL error \d+|(Client|Server) error: `[A-Z]+ /;
 
@@ -100,7 +138,7 @@ function describeRejection(body: unknown): Failure {
 	};
 }
 
-function describeFailure(target: RequestTarget, response: IN8nHttpFullResponse): Failure {
+function describeFailure(target: RequestTarget, response: IN8nHttpFullResponse, options: IHttpRequestOptions): Failure {
 	const { statusCode, body } = response;
 	const said = serverMessage(body);
 	if (statusCode >= 300 && statusCode < 400) {
@@ -123,7 +161,7 @@ function describeFailure(target: RequestTarget, response: IN8nHttpFullResponse):
 	if (!isJsonObject(body)) {
 		const kind = describeBody(body);
 		return statusCode >= 500
-			? { message: `phpRank failed to process the request (${statusCode}) and answered with ${kind}`, description: SERVER_FAULT_HINT }
+			? { message: `phpRank failed to process the request (${statusCode}) and answered with ${kind}; ${safeAgain(options)}`, description: SERVER_FAULT_HINT }
 			: {
 					message: `phpRank answered ${statusCode} with ${kind} instead of JSON`,
 					description: `The base URL probably points at the wrong place. ${WRONG_ADDRESS_HINT}`,
@@ -156,46 +194,43 @@ function describeFailure(target: RequestTarget, response: IN8nHttpFullResponse):
 			return describeRejection(body);
 		default:
 			return statusCode >= 500
-				? { message: `phpRank failed to process the request (${statusCode}): ${said ?? 'no message'}`, description: SERVER_FAULT_HINT }
+				? { message: `phpRank failed to process the request (${statusCode}): ${(said ?? 'no message').replace(/\.$/, '')}; ${safeAgain(options)}`, description: SERVER_FAULT_HINT }
 				: { message: `phpRank answered ${statusCode}: ${said ?? 'no message'}`, description: 'The request was not accepted.' };
 	}
 }
 
-/** What a write may have done when a proxy answered in phpRank's place, and how to run it again safely. */
-function unknownOutcome(target: RequestTarget, options: IHttpRequestOptions, status: string): Failure | undefined {
-	const proxy = `a proxy in front of phpRank answered ${status} in its place`;
+/** A proxy answered in phpRank's place: what a write may have done, or how often a read was sent. */
+function proxyAnswered(
+	target: RequestTarget,
+	options: IHttpRequestOptions,
+	{ status, attempts, waitedMs }: { status: string; attempts: number; waitedMs: number },
+): Failure {
+	const done = mayHaveDone(target, options);
 	const why =
-		'The proxy answers on its own when phpRank takes too long or is overloaded, and phpRank usually goes on and carries the request out.';
-	if (options.method === 'POST') {
+		'The proxy answers on its own when phpRank takes too long, is overloaded or restarts, and phpRank usually goes on and carries out a request it received.';
+	if (done === undefined) {
+		const times = attempts > 1 ? `, ${attempts} times over ${spanText(waitedMs)}` : '';
 		return {
-			message: `phpRank may have created the report: ${proxy}`,
-			description: `${why} To run this item again without a second report, set If the URL Already Has a Report to Return the Existing Report: the URL is then looked up first.`,
+			message: `A proxy in front of phpRank answered ${status} in its place${times}; ${SAFE_AGAIN}`,
+			description: `${why} The read was sent again within Options > Max Wait.`,
 		};
 	}
-	if (isAnalysis(options)) {
-		return {
-			message: `phpRank may have re-analyzed ${target.name}: ${proxy}`,
-			description: `${why} Running this item again is safe: it analyzes the page once more (the previous score it adds is then this re-analysis's).`,
-		};
-	}
-	if (options.method === 'PUT' || options.method === 'DELETE') {
-		return { message: `phpRank may have carried out the ${target.operation} of ${target.name}: ${proxy}`, description: `${why} Check phpRank before running this item again.` };
-	}
-	return undefined;
+	const advice =
+		options.method === 'POST'
+			? 'To run this item again without a second report, set If the URL Already Has a Report to Return the Existing Report: the URL is then looked up first.'
+			: 'Running the item again sets the same values once more (a re-analysis analyzes the page once more; a deleted record is then not found).';
+	return { message: `phpRank ${done}: a proxy in front of it answered ${status} in its place; ${safeAgain(options)}`, description: `${why} ${advice}` };
 }
 
 export function answerError(
 	context: ErrorContext,
 	response: IN8nHttpFullResponse,
-	{ target, options, attempts = 1 }: { target: RequestTarget; options: IHttpRequestOptions; attempts?: number },
+	{ target, options, attempts = 1, waitedMs = 0 }: { target: RequestTarget; options: IHttpRequestOptions; attempts?: number; waitedMs?: number },
 ): NodeApiError {
 	const byProxy = answeredByProxy(response);
-	const status = `${response.statusCode}${PROXY_STATUSES[response.statusCode] ? ` ${PROXY_STATUSES[response.statusCode]}` : ''}`;
-	const failure = describeFailure(target, response);
-	const { message, description } = (byProxy ? unknownOutcome(target, options, status) : undefined) ?? {
-		...failure,
-		description: attempts > 1 ? `Sent ${attempts} times, a proxy answered each time. ${failure.description}` : failure.description,
-	};
+	const { message, description } = byProxy
+		? proxyAnswered(target, options, { status: statusText(response.statusCode), attempts, waitedMs })
+		: describeFailure(target, response, options);
 	const details = isJsonObject(response.body) ? response.body : { body: String(response.body ?? '').slice(0, 500) };
 	const ErrorClass = byProxy ? UnansweredRequestError : NodeApiError;
 	return new ErrorClass(nodeForErrors(context.getNode()), details as JsonObject, {
@@ -206,8 +241,21 @@ export function answerError(
 	});
 }
 
+function statusText(statusCode: number): string {
+	return `${statusCode}${PROXY_STATUSES[statusCode] ? ` ${PROXY_STATUSES[statusCode]}` : ''}`;
+}
+
 function secondsText(seconds: number): string {
 	return `${seconds} second${seconds === 1 ? '' : 's'}`;
+}
+
+/** A wait as a person says it: "40 seconds", "5 minutes", "2 hours". */
+function spanText(ms: number): string {
+	const seconds = Math.round(ms / 1000);
+	if (seconds < 120) return secondsText(seconds);
+	const minutes = Math.round(seconds / 60);
+	if (minutes < 120) return `${minutes} minutes`;
+	return `${Math.round(minutes / 60)} hours`;
 }
 
 /** n8n's request Timeout is in milliseconds, and one under a second must not read as "0 seconds". */
@@ -225,11 +273,11 @@ export function rateLimitError(
 			? `the server asked to wait ${secondsText(askedSeconds)}`
 			: 'the server is still at its limit';
 	return new NodeApiError(nodeForErrors(context.getNode()), {} as JsonObject, {
-		message: `phpRank's rate limit was reached (429 Too Many Attempts): ${asked}`,
+		message: `phpRank's rate limit was reached (429 Too Many Attempts): ${asked}; ${SAFE_AGAIN}`,
 		description:
 			maxWaitSeconds > 0
-				? `That is beyond the ${secondsText(maxWaitSeconds)} this item may wait (Options > Max Rate-Limit Wait). Nothing was changed for ${target.name}; raise the limit, or spread the items over time with the node's batching settings.`
-				: `Waiting is off (Options > Max Rate-Limit Wait is 0). Nothing was changed for ${target.name}.`,
+				? `That is beyond the ${secondsText(maxWaitSeconds)} this item may wait (Options > Max Wait). Nothing was changed for ${target.name}; raise the wait, or spread the items over time with the node's batching settings.`
+				: `Waiting is off (Options > Max Wait is 0). Nothing was changed for ${target.name}.`,
 		httpCode: '429',
 		itemIndex: context.getItemIndex(),
 	});
@@ -240,27 +288,61 @@ export function connectionError(
 	error: unknown,
 	{ target, options }: { target: RequestTarget; options: IHttpRequestOptions },
 ): UnansweredRequestError {
-	const cause = error instanceof NodeApiError && error.cause ? error.cause : error;
-	const code = String((cause as { code?: unknown })?.code ?? '');
-	const mayHaveApplied = options.method === 'POST' || options.method === 'PUT' || options.method === 'PATCH';
-	const notRepeated = mayHaveApplied
-		? ' phpRank may have carried it out before the connection ended, so it was not sent again: check phpRank before running this item once more.'
-		: '';
-	const timedOut = code === 'ECONNABORTED' || code === 'ETIMEDOUT' || /timeout/i.test(String((cause as Error)?.message));
-	const unreachable = ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH'].includes(code);
+	const { code, kind } = connectionFailure(error);
+	const done = mayHaveDone(target, options);
 	// NodeApiError replaces any message that names a network error code with its own generic text,
 	// so the code goes into the description.
-	const message = timedOut
-		? `phpRank did not answer within ${durationText(options.timeout ?? 300_000)}`
-		: unreachable
-			? 'phpRank could not be reached'
-			: 'The connection to phpRank ended before it answered';
+	const failure =
+		kind === 'timedOut'
+			? `phpRank did not answer within ${durationText(options.timeout ?? 300_000)}`
+			: kind === 'notReached'
+				? 'phpRank could not be reached'
+				: 'The connection to phpRank ended before it answered';
 	const detail = code ? ` (${code})` : '';
 	return new UnansweredRequestError(nodeForErrors(context.getNode()), {} as JsonObject, {
+		message: `${failure}; ${done === undefined ? '' : `${kind === 'timedOut' ? 'it' : 'phpRank'} ${done}: `}${safeAgain(options)}`,
+		description:
+			done === undefined
+				? `No answer came about ${target.name}${detail}.`
+				: `No answer came about ${target.name}${detail}. phpRank may have carried it out before the connection ended, so it was not sent again.`,
+		httpCode: 'none',
+		itemIndex: context.getItemIndex(),
+	});
+}
+
+/**
+ * phpRank could not be reached, by the item's request or, while it waited, by the others: its wait is spent. Nothing
+ * reached phpRank, so running the row again is safe.
+ */
+export function notReachedError(
+	context: ErrorContext,
+	failure: unknown,
+	{ host, waitedMs, maxWaitSeconds }: { host: string; waitedMs: number; maxWaitSeconds: number },
+): NodeApiError {
+	const during = waitedMs >= 1000 ? ` for ${spanText(waitedMs)}` : '';
+	const proxyAnswer = isJsonObject(failure) && typeof failure.statusCode === 'number' ? failure.statusCode : undefined;
+	const { code } = proxyAnswer === undefined ? connectionFailure(failure) : { code: '' };
+	const message =
+		proxyAnswer === undefined
+			? `${(NOT_REACHED[code] ?? noRoute)(host)}${during}; ${SAFE_AGAIN}`
+			: `phpRank at ${host} was down${during}: a proxy in front of it answered ${statusText(proxyAnswer)}; ${SAFE_AGAIN}`;
+	const waited =
+		maxWaitSeconds > 0
+			? `The item waited for phpRank as long as Options > Max Wait allows (${secondsText(maxWaitSeconds)}, at most a minute for a server that has not answered since n8n started).`
+			: 'Waiting is off (Options > Max Wait is 0).';
+	return new NodeApiError(nodeForErrors(context.getNode()), {} as JsonObject, {
 		message,
-		description: unreachable
-			? `Check the Base URL in the phpRank credential and that the server is up${detail}.`
-			: `No answer came about ${target.name}${detail}.${notRepeated}`,
+		description: `${waited} The request never reached phpRank${code ? ` (${code})` : ''}. Check that phpRank is up and the Base URL in the phpRank credential.`,
+		httpCode: proxyAnswer === undefined ? 'none' : String(proxyAnswer),
+		itemIndex: context.getItemIndex(),
+	});
+}
+
+/** The execution was cancelled while the request waited for phpRank: it was never sent. */
+export function canceledWhileWaiting(context: ErrorContext): NodeApiError {
+	// n8n reads an execution whose error says "canceled" as cancelled, not failed.
+	return new NodeApiError(nodeForErrors(context.getNode()), {} as JsonObject, {
+		message: `The execution was canceled while it waited for phpRank; ${SAFE_AGAIN}`,
 		httpCode: 'none',
 		itemIndex: context.getItemIndex(),
 	});

@@ -1,5 +1,6 @@
 import { sleep } from 'n8n-workflow';
 import type { IDataObject, IHttpRequestOptions, IN8nHttpFullResponse } from 'n8n-workflow';
+import { Reachability } from './reachability';
 
 // Long waits are cut into slices so that a cancelled execution stops waiting promptly.
 const WAIT_SLICE_MS = 500;
@@ -59,7 +60,7 @@ function retryDelayMs(headers: IDataObject | undefined, now = Date.now()): numbe
 interface WaitControl {
 	deadline: number;
 	isCancelled: () => boolean;
-	/** Whether the request waits for the rate limit; with Max Rate-Limit Wait 0 it waits only for a free place. */
+	/** Whether the request waits for the rate limit; with Max Wait 0 it waits only for a free place. */
 	waitsForRateLimit: boolean;
 }
 
@@ -105,6 +106,8 @@ class ConcurrencyLimit {
  */
 class RateGate {
 	readonly concurrency = new ConcurrencyLimit();
+
+	readonly reachability = new Reachability();
 
 	private blockedUntil = 0;
 
@@ -156,7 +159,8 @@ class RateGate {
 	/** Records a request's answer: its rate-limit headers and how long it took (a failed connection has neither). */
 	recordResponse(request: { number: number; analyzes: boolean }, answer?: { response: IN8nHttpFullResponse; ms: number }): void {
 		const byProxy = answer !== undefined && answeredByProxy(answer.response);
-		if (byProxy) this.concurrency.overloaded();
+		// While phpRank is known to be down, the proxy's answers to probes say nothing about its load.
+		if (byProxy && !this.reachability.isDown) this.concurrency.overloaded();
 		// Only a success is known to have done the whole work: a 429 or a refusal answers at once.
 		else if (request.analyzes && answer !== undefined && answer.response.statusCode < 300) {
 			this.concurrency.answered(answer.ms, this.analysesInFlight);

@@ -41,4 +41,7 @@ export const PAGE_SIZE_OPTIONS: INodePropertyOptions[] = PAGE_SIZES.map((size) =
 export const LARGEST_PAGE_SIZE = PAGE_SIZES[PAGE_SIZES.length - 1];
 
 // About an hour: at phpRank's default 60 requests a minute, a run of 3,600 items still finishes.
-export const DEFAULT_MAX_RATE_LIMIT_WAIT_SECONDS = 3600;
+export const DEFAULT_MAX_WAIT_SECONDS = 3600;
+
+/** The name of Options > Max Wait in messages about its value. */
+export const MAX_WAIT_NAME = 'Max Wait';

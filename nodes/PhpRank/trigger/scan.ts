@@ -7,8 +7,8 @@ import { nodeForErrors } from '../shared/secrets';
 
 const PAGE_SIZE = 25;
 const SCAN_ATTEMPTS = 3;
-// A poll is not an item: it may wait out a 429 up to a minute, the window phpRank's limit counts in.
-const POLL_RATE_LIMIT_WAIT_SECONDS = 60;
+// A poll is not an item: it may wait out a 429 up to a minute, the window phpRank's limit counts in, and a restart as long.
+const POLL_WAIT_SECONDS = 60;
 
 /** The list a poll reads, newest first, and the client it reads it with. */
 interface PolledList {
@@ -19,7 +19,7 @@ interface PolledList {
 }
 
 export function polledList(context: IPollFunctions, { url, query, target }: Omit<PolledList, 'client'>): PolledList {
-	return { client: PhpRankClient.outsideRun(context, { target, maxWaitSeconds: POLL_RATE_LIMIT_WAIT_SECONDS }), url, query, target };
+	return { client: PhpRankClient.outsideRun(context, { target, maxWaitSeconds: POLL_WAIT_SECONDS, maxUnreachableWaitSeconds: POLL_WAIT_SECONDS }), url, query, target };
 }
 
 export async function readNewestPage(

@@ -78,24 +78,24 @@ describe('phpRank node description', () => {
 		expect(names('project', 'delete')).toEqual(['options', 'projectName', 'toolDescription']);
 	});
 
-	it('keeps rarely changed settings in each operation\'s Options, a rate-limit wait for 3,600 items by default', () => {
+	it('keeps rarely changed settings in each operation\'s Options, a wait of an hour by default (rate limit, restarts)', () => {
 		const optionNames = (resource: string, operation: string) =>
 			(property(resource, operation, 'options').options as INodeProperties[])
 				.filter((option) => option.displayOptions?.show?.['/operation']?.includes(operation) ?? true)
 				.filter((option) => option.displayOptions?.show?.['/resource']?.includes(resource) ?? true)
 				.map((option) => option.name)
 				.sort();
-		expect(optionNames('report', 'create')).toEqual(['maxRateLimitWait', 'omitResults']);
-		expect(optionNames('report', 'get')).toEqual(['maxRateLimitWait', 'omitResults']);
-		expect(optionNames('report', 'update')).toEqual(['includePreviousScore', 'maxRateLimitWait', 'omitResults']);
-		expect(optionNames('report', 'delete')).toEqual(['maxRateLimitWait']);
-		expect(optionNames('project', 'delete')).toEqual(['maxRateLimitWait']);
-		expect(optionNames('report', 'getAll')).toEqual(['maxRateLimitWait', 'omitResults', 'perPage', 'sort', 'sortBy']);
-		expect(optionNames('project', 'getAll')).toEqual(['maxRateLimitWait', 'perPage', 'sort', 'sortBy']);
-		const wait = nested(property('report', 'create', 'options'), 'maxRateLimitWait');
+		expect(optionNames('report', 'create')).toEqual(['maxWait', 'omitResults']);
+		expect(optionNames('report', 'get')).toEqual(['maxWait', 'omitResults']);
+		expect(optionNames('report', 'update')).toEqual(['includePreviousScore', 'maxWait', 'omitResults']);
+		expect(optionNames('report', 'delete')).toEqual(['maxWait']);
+		expect(optionNames('project', 'delete')).toEqual(['maxWait']);
+		expect(optionNames('report', 'getAll')).toEqual(['maxWait', 'omitResults', 'perPage', 'sort', 'sortBy']);
+		expect(optionNames('project', 'getAll')).toEqual(['maxWait', 'perPage', 'sort', 'sortBy']);
+		const wait = nested(property('report', 'create', 'options'), 'maxWait');
 		expect(wait.default).toBe(3600);
 		expect(wait.typeOptions?.minValue).toBe(0);
-		expect(description.properties.filter((p) => p.name === 'maxRateLimitWait')).toEqual([]);
+		expect(description.properties.filter((p) => p.name === 'maxWait')).toEqual([]);
 	});
 
 	it('declares the report picker once for every operation on one report', () => {

@@ -211,6 +211,6 @@ describe('listSearch.searchReports', () => {
 		const error = await searchReports(server()).catch((caught: unknown) => caught);
 
 		expect(error).toBeInstanceOf(NodeApiError);
-		expect(error).toMatchObject({ message: 'phpRank failed to process the request (500): Server Error', httpCode: '500' });
+		expect(error).toMatchObject({ message: 'phpRank failed to process the request (500): Server Error; running this row again is safe', httpCode: '500' });
 	});
 });

@@ -74,7 +74,9 @@ describe.each(['returnExisting', 'reanalyzeExisting'])('Report > Create with %s,
 
 		const { error } = await runPhpRank(server(), create(choice));
 
-		expect(error?.message).toBe('The connection to phpRank ended before it answered');
+		expect(error?.message).toBe(
+			'The connection to phpRank ended before it answered; phpRank may have created the report: running this row again is safe with Return the Existing Report',
+		);
 		expect(error?.description).toMatch(/^The create got no answer twice\. .* Running this item again is safe/);
 		expect(apiRequests(server()).filter((request) => request.method === 'POST')).toHaveLength(2);
 	});
@@ -94,8 +96,16 @@ describe.each(['returnExisting', 'reanalyzeExisting'])('Report > Create with %s,
 
 describe('Report > Create with Create Another Report, when no answer came', () => {
 	it.each([
-		['the connection dropped', { kind: 'dropAfterHandling' } as const, /^The connection to phpRank ended before it answered$/],
-		['the answer came too late', { kind: 'delayAfterHandling', delayMs: TIMEOUT_MS + 500 } as const, /^phpRank did not answer within 1 second$/],
+		[
+			'the connection dropped',
+			{ kind: 'dropAfterHandling' } as const,
+			/^The connection to phpRank ended before it answered; phpRank may have created the report: running this row again is safe with Return the Existing Report$/,
+		],
+		[
+			'the answer came too late',
+			{ kind: 'delayAfterHandling', delayMs: TIMEOUT_MS + 500 } as const,
+			/^phpRank did not answer within 1 second; it may have created the report: running this row again is safe with Return the Existing Report$/,
+		],
 	])('fails the item when %s, saying it may have been carried out, and never sends it twice', async (_, fault, message) => {
 		server().injectFault({ ...onCreate, ...fault });
 
