@@ -220,7 +220,7 @@ export async function runMcpChecks(
 			assertEqual(requests, 0, 'requests the server received');
 			return `"${text}"`;
 		});
-		await checks.check('get_seo_report with a reportId that is not a number: a tool error, and the session goes on', async () => {
+		await checks.check('get_seo_report with a reportId that is not a number: a tool error, and the client can still list the tools', async () => {
 			const { text } = await toolError('get_seo_report', { reportId: 'the newest one' }, /schema/i);
 			assertEqual((await client.listTools()).tools.length, names.length, 'tools listed afterwards');
 			return `"${text}"`;
