@@ -1,9 +1,6 @@
 import { sleep } from 'n8n-workflow';
 import type { IDataObject, IHttpRequestOptions, IN8nHttpFullResponse } from 'n8n-workflow';
-import { Reachability } from './reachability';
-
-// Long waits are cut into slices so that a cancelled execution stops waiting promptly.
-const WAIT_SLICE_MS = 500;
+import { Reachability, WAIT_SLICE_MS } from './reachability';
 
 const KNOWLEDGE_LIFETIME_MS = 60_000;
 

@@ -10,8 +10,8 @@ const PROBE_PAUSE_GROWTH = 1.5;
 // within a minute rather than after the whole wait.
 const FIRST_CONTACT_WAIT_MS = 60_000;
 
-// Waits are cut into slices so that a cancelled execution stops waiting promptly.
-const WAIT_SLICE_MS = 500;
+// Long waits are cut into slices so that a cancelled execution stops waiting promptly.
+export const WAIT_SLICE_MS = 500;
 
 /** The request may be sent as usual, is the one that probes the server, or must give up: its wait is spent. */
 export type Turn = 'send' | 'probe' | 'spent';
