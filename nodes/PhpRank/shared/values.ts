@@ -14,7 +14,12 @@ export const REPORT_SEARCH_BY_OPTIONS: INodePropertyOptions[] = [{ name: 'URL', 
 
 export const REPORT_SORT_BY_OPTIONS: INodePropertyOptions[] = [
 	{ name: 'Date Created', value: 'id' },
-	{ name: 'Date Generated', value: 'generated_at' },
+	{
+		name: 'Date Generated',
+		value: 'generated_at',
+		description:
+			'When the report was last analyzed. phpRank 1.5 does not sort by it: the node then reads every report of the list (one request per 100 reports) and sorts them itself.',
+	},
 	{ name: 'URL', value: 'url' },
 	{ name: 'Result', value: 'result', description: 'The score, from 0 to 100' },
 ];

@@ -162,7 +162,6 @@ describe('Report > Get Many: filters and options', () => {
 	it.each([
 		['id', 'asc'],
 		['id', 'desc'],
-		['generated_at', 'desc'],
 		['url', 'asc'],
 		['result', 'desc'],
 	])('sorts by %s %s on the server', async (sortBy, sort) => {
