@@ -193,6 +193,13 @@ describe('Report > Get Many: filters and options', () => {
 		expect(apiRequests(server())).toHaveLength(0);
 	});
 
+	it('refuses a search holding half a surrogate pair, which would reach phpRank as another text', async () => {
+		const { error } = await runPhpRank(server(), getMany({ filters: { search: '={{ "a\\udc00b" }}' } }));
+
+		expect(inputErrorOf(error).message).toBe('Search holds a broken character (half of a UTF-16 surrogate pair)');
+		expect(apiRequests(server())).toHaveLength(0);
+	});
+
 	it('lists once per input item, each list paired to its item', async () => {
 		const { items } = await runPhpRank(
 			server(),
