@@ -17,8 +17,7 @@ export const REPORT_SORT_BY_OPTIONS: INodePropertyOptions[] = [
 	{
 		name: 'Date Generated',
 		value: 'generated_at',
-		description:
-			'When the report was last analyzed. phpRank 1.5 does not sort by it: the node then reads every report of the list (one request per 100 reports) and sorts them itself.',
+		description: 'When the report was last analyzed; on phpRank 1.5 the node reads the whole list to sort by it',
 	},
 	{ name: 'URL', value: 'url' },
 	{ name: 'Result', value: 'result', description: 'The score, from 0 to 100' },
