@@ -11,6 +11,8 @@ export interface Settings {
 	analysisMs: number;
 	projectDeleteHazard: boolean;
 	maxReportsPerUser?: number;
+	/** Whether the API sorts reports by generated_at (phpRank 1.5's falls back to id). */
+	sortsByGeneratedAt: boolean;
 	/** Pages changed since phpRank first saw them, by their URL as phpRank shows it. */
 	changedPages: Map<string, PageChange>;
 }
@@ -152,7 +154,7 @@ const showAccount: Handler = ({ user, settings }) =>
 	});
 
 const listReports: Handler = (context) => {
-	const query = reportListQuery(context.input);
+	const query = reportListQuery(context.input, { sortsByGeneratedAt: context.settings.sortsByGeneratedAt });
 	const search = query.search?.toLowerCase();
 	const keep = (report: StoredReport) =>
 		(!search || report.url.toLowerCase().includes(search)) &&

@@ -144,8 +144,8 @@ export class PhpRankServer {
 	constructor(private readonly options: PhpRankServerOptions & { basePath: string; users: PhpRankUser[] }) {
 		this.store = new PhpRankStore(options.users);
 		this.apiKey = options.users[0].apiKey;
-		const { analysisMs = 0, projectDeleteHazard = true, maxReportsPerUser } = options;
-		this.settings = { analysisMs, projectDeleteHazard, maxReportsPerUser, changedPages: new Map() };
+		const { analysisMs = 0, projectDeleteHazard = true, maxReportsPerUser, sortsByGeneratedAt = false } = options;
+		this.settings = { analysisMs, projectDeleteHazard, maxReportsPerUser, sortsByGeneratedAt, changedPages: new Map() };
 		this.limiter = new RateLimiter(options.rateLimit ?? false);
 		this.setDeployment(options);
 		if (options.seedReports || options.seedProjects) this.store.seed({ reports: options.seedReports, projects: options.seedProjects });

@@ -19,6 +19,7 @@ const OPTIONS: Record<string, [string, string]> = {
 	'max-reports': ['<n>', 'plan quota of reports per user'],
 	'api-key': ['<key>', 'API key of the default user'],
 	'no-project-delete-hazard': ['', 'do not delete the extra report when a project is deleted'],
+	'sorts-by-generated-at': ['', 'sort reports by sort_by=generated_at, which phpRank 1.5 replaces with id'],
 };
 
 const USAGE = `Options:\n${Object.entries(OPTIONS)
@@ -58,6 +59,7 @@ async function main(): Promise<void> {
 		gatewayTimeoutMs: number('gateway-timeout'),
 		maxReportsPerUser: number('max-reports'),
 		projectDeleteHazard: !values['no-project-delete-hazard'],
+		sortsByGeneratedAt: values['sorts-by-generated-at'] === true,
 		users: apiKey ? [{ ...DEFAULT_USER, apiKey }] : undefined,
 	});
 	process.stdout.write(`${JSON.stringify({ url: server.url, apiKey: server.apiKey })}\n`);

@@ -150,6 +150,8 @@ export class PhpRankStore {
 	/**
 	 * Deterministic, varied sample reports, spread round-robin over `projects` (host names), dated after every
 	 * report stored: the same calls on an empty store always give the same reports. Owned by the first user unless told.
+	 * Every fourth was re-analyzed a little later, so that their generated_at order is not their id order (some
+	 * share a second with another report's).
 	 */
 	seedReports(count: number, options: SeedOptions = {}): number[] {
 		const userId = options.userId ?? this.users[0].id;
@@ -164,7 +166,8 @@ export class PhpRankStore {
 			const time = start + i * SECONDS_BETWEEN_SEEDED_REPORTS;
 			const privacy = i % 10 === 3 ? 1 : i % 10 === 7 ? 2 : 0;
 			const fields = { ...target, score: scorePage(target.targetUrl), privacy, password: privacy === 2 ? 'secret' : null };
-			ids.push(this.insertReport(userId, { ...fields, generatedAt: time, createdAt: time, updatedAt: time }).id);
+			const generatedAt = i % 4 === 2 ? time + (2 + ((i * 3) % 5)) * SECONDS_BETWEEN_SEEDED_REPORTS : time;
+			ids.push(this.insertReport(userId, { ...fields, generatedAt, createdAt: time, updatedAt: generatedAt }).id);
 		}
 		return ids;
 	}

@@ -49,6 +49,11 @@ export interface PhpRankServerOptions {
 	projectDeleteHazard?: boolean;
 	/** Plan quota; create answers 422 beyond it. */
 	maxReportsPerUser?: number;
+	/**
+	 * Plays a phpRank whose API sorts reports by generated_at. phpRank 1.5's does not: it sorts by id instead, and
+	 * its page links say sort_by=id (default false, as 1.5).
+	 */
+	sortsByGeneratedAt?: boolean;
 }
 
 /** The deployment around PHP (see setDeployment); a key left out means none (analysisMs: 0). */

@@ -88,6 +88,24 @@ describe('examples/phprank-mcp-server.json', () => {
 		expect(apiRequests(server()).at(-1)?.query).toMatchObject({ sort_by: 'result', sort: 'asc' });
 	});
 
+	it('list_seo_reports: sorted by generated_at, the most recently analyzed first, though phpRank 1.5 sorts by id instead', async () => {
+		const byGeneration = [...server().reports()].sort((a, b) => b.generatedAt.localeCompare(a.generatedAt) || b.id - a.id).map((stored) => stored.id);
+		expect(byGeneration).not.toEqual(newestFirst().map((stored) => stored.id));
+
+		const latest = await callTool('list_seo_reports', { sortBy: 'generated_at', limit: 5 });
+		const earliest = await callTool('list_seo_reports', { sortBy: 'generated_at', sortOrder: 'asc', limit: 5 });
+
+		expect((latest.response as IDataObject[]).map((item) => item.id)).toEqual(byGeneration.slice(0, 5));
+		expect((earliest.response as IDataObject[]).map((item) => item.id)).toEqual([...byGeneration].reverse().slice(0, 5));
+		// Each call: page 1 says phpRank sorted by id, then the whole list (30 reports) is read at 100.
+		expect(apiRequests(server()).map((request) => [request.query.sort_by, request.query.per_page, request.query.page])).toEqual([
+			['generated_at', '10', '1'],
+			['generated_at', '100', '1'],
+			['generated_at', '10', '1'],
+			['generated_at', '100', '1'],
+		]);
+	});
+
 	it('list_seo_reports: a search keeps the reports whose URL contains the text', async () => {
 		const { response } = await callTool('list_seo_reports', { search: 'shop.example.org' });
 

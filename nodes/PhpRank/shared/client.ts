@@ -9,6 +9,7 @@ import type {
 	IPollFunctions,
 } from 'n8n-workflow';
 import { apiBaseUrl, CREDENTIAL_TYPE } from '../../../credentials/PhpRankApi.credentials';
+import { replacedValueError, replacedValues } from './appliedQuery';
 import { answerError, canceledWhileWaiting, connectionError, connectionFailure, notReachedError, rateLimitError, targetOf, unexpectedAnswer } from './errors';
 import type { RequestTarget } from './errors';
 import { answeredByProxy, isAnalysis, pauseUntil, PROXY_STATUSES, rateGateFor, sendWithinLimits } from './rateLimit';
@@ -65,6 +66,11 @@ interface PageRequest {
 	target?: RequestTarget;
 	/** Whether the page must say how many records the list holds, as a list that is watched for shrinking must. */
 	needsTotal?: boolean;
+	/**
+	 * The list parameters (sort_by, …) whose replacement the caller makes right itself: Page.replaced tells what
+	 * phpRank applied in their place. Any other value phpRank replaced fails the read.
+	 */
+	mayReplace?: readonly string[];
 }
 
 export interface Page {
@@ -75,6 +81,8 @@ export interface Page {
 	currentPage: number;
 	lastPage: number;
 	total?: number;
+	/** What phpRank applied in place of a parameter of `mayReplace` it was sent, by parameter. */
+	replaced: Record<string, string>;
 }
 
 interface ClientSettings {
@@ -187,15 +195,27 @@ export class PhpRankClient {
 		return await this.send(change === undefined ? this.settings.prepared : this.changed(change), change?.target);
 	}
 
+	/** The query of the list n8n prepared (sort_by, sort, filters), as sent with each of its pages. */
+	listQuery(): IDataObject {
+		return (this.settings.prepared.qs ?? {}) as IDataObject;
+	}
+
 	/**
-	 * One page of a list, its envelope checked, and in a run that it is the page asked for and that a page before
-	 * the last is full: a cache in front of phpRank that ignores the page number would otherwise repeat page 1
-	 * as every page, and a short page would hide records.
+	 * One page of a list, its envelope checked, that phpRank applied what it was sent (its links say; see
+	 * appliedQuery.ts), and in a run that it is the page asked for and that a page before the last is full: a cache
+	 * in front of phpRank that ignores the page number would otherwise repeat page 1 as every page, and a short page
+	 * would hide records.
 	 */
-	async readPage({ url, query, page, perPage, target, needsTotal = false }: PageRequest): Promise<Page> {
+	async readPage({ url, query, page, perPage, target, needsTotal = false, mayReplace = [] }: PageRequest): Promise<Page> {
 		const list = url === undefined ? this.settings.prepared : this.changed({ method: 'GET', url });
-		const body = await this.send({ ...list, qs: { ...list.qs, ...query, per_page: perPage, page } }, target);
+		const qs = { ...list.qs, ...query, per_page: perPage, page };
+		const body = await this.send({ ...list, qs }, target);
 		if (!isPage(body)) throw unexpectedAnswer(this.context, 'page of records ("data" and "meta")');
+		const replaced: Record<string, string> = {};
+		for (const replacement of replacedValues(qs, body)) {
+			if (!mayReplace.includes(replacement.parameter)) throw replacedValueError(this.context, replacement);
+			replaced[replacement.parameter] = replacement.applied;
+		}
 		const meta = body.meta as IDataObject;
 		if (needsTotal && meta.total === undefined) throw unexpectedAnswer(this.context, 'total in the page\'s "meta"');
 		const records = body.data as IDataObject[];
@@ -206,7 +226,7 @@ export class PhpRankClient {
 				throw unexpectedAnswer(this.context, `full page ${page} of ${lastPage} (it sent ${records.length} of ${perPage} records)`);
 			}
 		}
-		return { records, number: page, currentPage: meta.current_page as number, lastPage, total: meta.total as number | undefined };
+		return { records, number: page, currentPage: meta.current_page as number, lastPage, total: meta.total as number | undefined, replaced };
 	}
 
 	/** Waits as long as phpRank's quickest analysis took: a create a proxy cut off may still be running. */

@@ -211,7 +211,7 @@ export function searchFields(searchByOptions: INodePropertyOptions[], searchWhat
 	];
 }
 
-export function listOptions(sortByOptions: INodePropertyOptions[]): INodeProperties[] {
+export function listOptions(sortByOptions: INodePropertyOptions[], sortByHint?: string): INodeProperties[] {
 	const defaultSortBy = sortByOptions[0].value;
 	return [
 		{
@@ -220,6 +220,7 @@ export function listOptions(sortByOptions: INodePropertyOptions[]): INodePropert
 			type: 'options',
 			options: sortByOptions,
 			default: defaultSortBy,
+			...(sortByHint === undefined ? {} : { hint: sortByHint }),
 			routing: { send: { type: 'query', property: 'sort_by' } },
 		},
 		{

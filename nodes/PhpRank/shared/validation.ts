@@ -157,6 +157,8 @@ export function checkQuery(context: NodeContext, qs: Record<string, unknown>, ru
 		if (rule.options) qs[key] = parseOption(context, { field: rule.field, options: rule.options }, value);
 		else if (typeof value === 'number') qs[key] = String(value);
 		else if (typeof value !== 'string') failInput(context, `${rule.field} must be text; got ${quoted(value)}`);
+		// A URL encoder pairs half a surrogate pair with the next character: phpRank would get another text.
+		else if (!isWellFormedText(value)) failInput(context, `${rule.field} holds a broken character (half of a UTF-16 surrogate pair)`);
 	}
 }
 

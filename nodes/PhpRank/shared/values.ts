@@ -14,7 +14,11 @@ export const REPORT_SEARCH_BY_OPTIONS: INodePropertyOptions[] = [{ name: 'URL', 
 
 export const REPORT_SORT_BY_OPTIONS: INodePropertyOptions[] = [
 	{ name: 'Date Created', value: 'id' },
-	{ name: 'Date Generated', value: 'generated_at' },
+	{
+		name: 'Date Generated',
+		value: 'generated_at',
+		description: 'When the report was last analyzed; on phpRank 1.5 the node reads the whole list to sort by it',
+	},
 	{ name: 'URL', value: 'url' },
 	{ name: 'Result', value: 'result', description: 'The score, from 0 to 100' },
 ];

@@ -19,6 +19,18 @@ describe('standalone server', () => {
 		expect(code).toBe(0);
 	}, 30000);
 
+	it('sorts reports by generated_at with --sorts-by-generated-at, as phpRank 1.5 does not', async () => {
+		const { child, url, apiKey } = await startCli(['--seed-reports', '12', '--sorts-by-generated-at']);
+		try {
+			const reply = await request(`${url}/api/v1/reports?sort_by=generated_at&sort=asc`, { headers: { accept: 'application/json', authorization: `Bearer ${apiKey}` } });
+			const page = (await reply.body.json()) as { links: { first: string } };
+			expect(new URL(page.links.first).searchParams.get('sort_by')).toBe('generated_at');
+		} finally {
+			child.kill('SIGTERM');
+		}
+		await once(child, 'exit');
+	}, 30000);
+
 	it('takes the API key from --api-key', async () => {
 		const { child, apiKey } = await startCli(['--api-key', 'k'.repeat(60)]);
 		child.kill('SIGINT');

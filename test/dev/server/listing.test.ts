@@ -97,7 +97,6 @@ describe('report list', () => {
 	it.each([
 		['url', (a: Item, b: Item) => (a.url < b.url ? -1 : a.url > b.url ? 1 : a.id - b.id)],
 		['result', (a: Item, b: Item) => a.result - b.result || a.id - b.id],
-		['generated_at', (a: Item, b: Item) => a.generated_at.localeCompare(b.generated_at) || a.id - b.id],
 	])('sorts by %s in both directions', async (sortBy, order) => {
 		const ascending = (await list(`?sort_by=${sortBy}&sort=asc&per_page=100`)).data as Item[];
 		expect(ascending.map((r) => r.id)).toEqual([...ascending].sort(order).map((r) => r.id));
@@ -107,6 +106,29 @@ describe('report list', () => {
 
 	it('falls back to id for an unknown sort_by', async () => {
 		expect(ids(await list('?sort_by=created_at'))).toEqual(ids(await list()));
+	});
+
+	it('seeds reports whose generated_at order is not their id order, some generated in the same second', async () => {
+		const reports = (await list('?per_page=100&sort=asc')).data as Item[];
+		const byGeneration = [...reports].sort((a, b) => a.generated_at.localeCompare(b.generated_at) || a.id - b.id);
+		expect(byGeneration.map((r) => r.id)).not.toEqual(reports.map((r) => r.id));
+		expect(new Set(reports.map((r) => r.generated_at)).size).toBeLessThan(reports.length);
+	});
+
+	it('sorts by generated_at as phpRank 1.5 does: by id, its links saying sort_by=id', async () => {
+		for (const sort of ['asc', 'desc']) {
+			const page = await list(`?sort_by=generated_at&sort=${sort}&per_page=100`);
+			expect(ids(page)).toEqual(ids(await list(`?sort_by=id&sort=${sort}&per_page=100`)));
+			expect(page.links.first).toBe(`${base}?sort_by=id&sort=${sort}&per_page=100&page=1`);
+		}
+	});
+
+	it('carries the values it applied into the links, not those it was sent', async () => {
+		const page = await list('?search=e%20x&search_by=title&result=excellent&sort_by=created_at&sort=up&per_page=7');
+		const applied = 'search=e%20x&search_by=url&result=bad&sort_by=id&sort=desc&per_page=10';
+		expect(page.links).toMatchObject({ first: `${base}?${applied}&page=1`, last: `${base}?${applied}&page=1` });
+		expect(page.meta.links[1].url).toBe(`${base}?${applied}&page=1`);
+		expect((await list('?per_page=025')).links.first).toBe(`${base}?per_page=25&page=1`);
 	});
 
 	it('searches URLs by substring, case-insensitively, whatever search_by says', async () => {
@@ -145,6 +167,22 @@ describe('report list', () => {
 		const carried = 'search=e%20x&project=example.com&result=decent&sort_by=url&sort=asc&per_page=10';
 		expect(page.links.first).toBe(`${base}?${carried}&page=1`);
 		expect(page.meta.path).toBe(base);
+	});
+});
+
+describe('report list of a phpRank whose API sorts by generated_at', () => {
+	const server = useServer({ seedReports: 16, sortsByGeneratedAt: true });
+
+	it('sorts by generated_at in both directions, ties by id, its links saying sort_by=generated_at', async () => {
+		const base = `${server().url}/api/v1/reports`;
+		const ascending = (await call(server(), 'GET', '/api/v1/reports?sort_by=generated_at&sort=asc&per_page=100')).json;
+		const order = (a: Item, b: Item) => a.generated_at.localeCompare(b.generated_at) || a.id - b.id;
+		const ids = (page: { data: Item[] }) => page.data.map((report) => report.id);
+		expect(ids(ascending)).toEqual([...(ascending.data as Item[])].sort(order).map((r) => r.id));
+		expect(ids(ascending)).not.toEqual([...ids(ascending)].sort((a, b) => a - b));
+		expect(ascending.links.first).toBe(`${base}?sort_by=generated_at&sort=asc&per_page=100&page=1`);
+		const descending = (await call(server(), 'GET', '/api/v1/reports?sort_by=generated_at&per_page=100')).json;
+		expect(ids(descending)).toEqual(ids(ascending).reverse());
 	});
 });
 
@@ -224,5 +262,10 @@ describe('project list', () => {
 		expect(page.data).toHaveLength(12);
 		expect(page.links.first).toBe(`${base}?search=site&sort_by=project&per_page=25&page=1`);
 		expect((await list('?per_page=3')).meta.per_page).toBe(10);
+	});
+
+	it('carries the values it applied into the links, not those it was sent', async () => {
+		const page = await list('?search=site&search_by=url&sort_by=reports&sort=ASC&per_page=3');
+		expect(page.links.first).toBe(`${base}?search=site&search_by=project&sort_by=created_at&sort=desc&per_page=10&page=1`);
 	});
 });

@@ -14,6 +14,7 @@ import { updateDisplayOptions } from '../../shared/displayOptions';
 import { GRADE_OPTIONS } from '../../shared/grade';
 import { reportShapeOf, shapeReport } from '../../shared/items';
 import { readList } from '../../shared/pagination';
+import type { Order } from '../../shared/pagination';
 import { checkQuery, listQueryRules } from '../../shared/validation';
 import { REPORT_SEARCH_BY_OPTIONS, REPORT_SORT_BY_OPTIONS } from '../../shared/values';
 
@@ -54,10 +55,22 @@ export const reportGetManyOperation: INodePropertyOptions = {
 	},
 };
 
+function compare(a: number, b: number): number {
+	return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function generatedAt(report: IDataObject): number {
+	const time = Date.parse(String(report.generated_at));
+	return Number.isNaN(time) ? -Infinity : time;
+}
+
+/** phpRank's order by generated_at, ties by id, for a phpRank whose API does not sort by it (1.5 sorts by id instead). */
+const byGeneration: Order = (a, b) => compare(generatedAt(a), generatedAt(b)) || compare(Number(a.id), Number(b.id));
+
 async function getReports(this: IExecutePaginationFunctions, requestData: RequestData): Promise<INodeExecutionData[]> {
 	const client = PhpRankClient.forItem(this, requestData);
 	const shape = reportShapeOf(this, await client.site());
-	return await readList(this, client, (record) => shapeReport(record, shape));
+	return await readList(this, client, (record) => shapeReport(record, shape), { generated_at: byGeneration });
 }
 
 export const reportGetManyForAgents = `List phpRank SEO reports, newest first; they can be filtered by grade (good, decent, bad), by project name and by a search in their URL. Returns one item per report: id (the report ID the other phpRank report tools take), ${REPORT_ITEM_FOR_AGENTS}.`;

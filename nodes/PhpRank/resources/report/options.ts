@@ -5,7 +5,13 @@ import { REPORT_SORT_BY_OPTIONS } from '../../shared/values';
 // One Options collection for every report operation: every declared property costs each item, shown or not.
 export const reportOptions: INodeProperties = {
 	...optionsCollection([
-		...forOperations(['getAll'], listOptions(REPORT_SORT_BY_OPTIONS)),
+		...forOperations(
+			['getAll'],
+			listOptions(
+				REPORT_SORT_BY_OPTIONS,
+				"phpRank 1.5's API does not sort by Date Generated: the node then reads every report of the list (one request per 100 reports) and sorts them itself",
+			),
+		),
 		...forOperations(['create', 'get', 'update', 'getAll'], [omitResultsOption]),
 		...forOperations(
 			['update'],

@@ -702,8 +702,19 @@ function expectProjectPath(request: RecordedRequest, supply: Supply | undefined)
 
 type QueryRules = Record<string, 'text' | string[]>;
 
+/**
+ * Where the pages of a list start: phpRank 1.5 (as the bundled server) sorts by id when asked for generated_at, its
+ * page 1 says so, and the node reads the list again from page 1, whole at 100, to sort it itself.
+ */
+function listStart(index: number, all: RecordedRequest[]): number {
+	const readAgain =
+		all[0].query.sort_by === 'generated_at' && all[0].query.per_page !== '100' && all[1]?.query.page === '1' && all[1].query.per_page === '100';
+	return readAgain && index > 0 ? 1 : 0;
+}
+
 function checkListQuery(request: RecordedRequest, index: number, all: RecordedRequest[], rules: QueryRules): string[] {
 	const problems: string[] = [];
+	const start = listStart(index, all);
 	const entries = [...new URLSearchParams(request.rawQuery).entries()];
 	const keys = entries.map(([key]) => key);
 	if (new Set(keys).size !== keys.length) problems.push(`repeated query parameters: ${keys.join(', ')}`);
@@ -711,7 +722,7 @@ function checkListQuery(request: RecordedRequest, index: number, all: RecordedRe
 		if (key === 'per_page') {
 			if (!['10', '25', '50', '100'].includes(value)) problems.push(`per_page=${value} is not 10, 25, 50 or 100`);
 		} else if (key === 'page') {
-			if (value !== String(index + 1)) problems.push(`page=${value} on request ${index + 1}: pages must be read in order from 1`);
+			if (value !== String(index - start + 1)) problems.push(`page=${value} on request ${index + 1}: pages must be read in order from 1`);
 		} else if (!(key in rules)) {
 			problems.push(`undocumented query parameter ${key}`);
 		} else if (rules[key] !== 'text' && !(rules[key] as string[]).includes(value)) {
@@ -725,8 +736,16 @@ function checkListQuery(request: RecordedRequest, index: number, all: RecordedRe
 		query.delete('page');
 		return query.toString();
 	};
-	if (index > 0 && withoutPage(request.rawQuery) !== withoutPage(all[0].rawQuery)) {
+	const withoutPageSize = (raw: string) => {
+		const query = new URLSearchParams(raw);
+		query.delete('per_page');
+		return query.toString();
+	};
+	if (index > start && withoutPage(request.rawQuery) !== withoutPage(all[start].rawQuery)) {
 		problems.push(`page ${index + 1} asks for a different list than page 1`);
+	}
+	if (start === 1 && index === 1 && withoutPageSize(request.rawQuery) !== withoutPageSize(all[0].rawQuery)) {
+		problems.push('the list read again whole is not the list asked for');
 	}
 	return problems;
 }

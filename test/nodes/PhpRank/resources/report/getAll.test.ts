@@ -162,7 +162,6 @@ describe('Report > Get Many: filters and options', () => {
 	it.each([
 		['id', 'asc'],
 		['id', 'desc'],
-		['generated_at', 'desc'],
 		['url', 'asc'],
 		['result', 'desc'],
 	])('sorts by %s %s on the server', async (sortBy, sort) => {
@@ -191,6 +190,13 @@ describe('Report > Get Many: filters and options', () => {
 		const { error } = await runPhpRank(server(), getMany({ filters: { project: '={{ { name: "x" } }}' } }));
 
 		expect(inputErrorOf(error).message).toBe('Project must be text; got {"name":"x"}');
+		expect(apiRequests(server())).toHaveLength(0);
+	});
+
+	it('refuses a search holding half a surrogate pair, which would reach phpRank as another text', async () => {
+		const { error } = await runPhpRank(server(), getMany({ filters: { search: '={{ "a\\udc00b" }}' } }));
+
+		expect(inputErrorOf(error).message).toBe('Search holds a broken character (half of a UTF-16 surrogate pair)');
 		expect(apiRequests(server())).toHaveLength(0);
 	});
 
