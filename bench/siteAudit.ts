@@ -33,6 +33,8 @@ interface RunFigures {
 	 * bundled server's new reports (a run that creates nothing shows the items alone).
 	 */
 	heapGrowthMiB: number;
+	/** The output items as JSON, in MiB: what n8n keeps of the run for the next node. */
+	itemsJsonMiB: number;
 }
 
 const heapUsed = () => {
@@ -74,6 +76,7 @@ async function audit(server: PhpRankServer, pages: number): Promise<RunFigures> 
 		failedItems: result.error ? pages : result.items.filter((item) => item.json.error !== undefined).length,
 		duplicates: stored.length - new Set(stored.map((report) => report.url)).size,
 		heapGrowthMiB: result.items.length === pages ? heapGrowthMiB : NaN,
+		itemsJsonMiB: result.items.reduce((sum, item) => sum + JSON.stringify(item.json).length, 0) / 1024 ** 2,
 	};
 }
 
@@ -115,7 +118,7 @@ async function main() {
 	];
 	log(
 		...markdownTable(
-			['run', 'reads', 'creates', 're-analyses', 'requests (fewest)', "429s waited out", 'failed, duplicates', 'time, s', 'least time, s', 'ratio', 'heap growth, MiB'],
+			['run', 'reads', 'creates', 're-analyses', 'requests (fewest)', "429s waited out", 'failed, duplicates', 'time, s', 'least time, s', 'ratio', 'heap growth, MiB', 'items as JSON, MiB'],
 			runs.map(({ label, figures, fewest }) => {
 				const requests = figures.reads + figures.creates + figures.reanalyses;
 				return [
@@ -130,6 +133,7 @@ async function main() {
 					(leastMs(requests) / 1000).toFixed(1),
 					leastMs(requests) === 0 ? '-' : (figures.wallMs / leastMs(requests)).toFixed(3),
 					figures.heapGrowthMiB.toFixed(1),
+					figures.itemsJsonMiB.toFixed(1),
 				];
 			}),
 		),
