@@ -269,6 +269,22 @@ export class PhpRankServer {
 		});
 	}
 
+	/**
+	 * Makes reports look analyzed `seconds` earlier than they were (their generated_at moved back), as a report left
+	 * by an earlier audit is. Returns how many of the ids were found.
+	 */
+	ageReports(ids: number[], seconds: number): number {
+		if (!(seconds >= 0)) throw new Error('Ageing reports needs "seconds", 0 or more');
+		let aged = 0;
+		for (const id of ids) {
+			const report = this.store.report(id);
+			if (report === undefined) continue;
+			this.store.updateReport(report, { generatedAt: report.generatedAt - Math.floor(seconds) });
+			aged++;
+		}
+		return aged;
+	}
+
 	private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
 		let exchange: Exchange | undefined;
 		try {
@@ -347,6 +363,11 @@ export class PhpRankServer {
 					if (typeof url !== 'string') throw new Error('A changed page needs its "url"');
 					this.changePage(url, quality === null ? undefined : { quality: quality as number });
 				}),
+			'POST /reports/age': (body) => {
+				const { ids, seconds } = body();
+				if (!Array.isArray(ids) || !ids.every((id) => typeof id === 'number')) throw new Error('Ageing reports needs "ids", an array of report ids');
+				return json(200, { aged: this.ageReports(ids as number[], seconds as number) });
+			},
 			'POST /rate-limit': (body) => done(() => this.setRateLimit(rateLimitFromJson(body()))),
 			// Answered before PHP stops: without a proxy the port itself stops listening, this route with it.
 			'POST /outage': (body) =>

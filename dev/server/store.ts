@@ -93,6 +93,10 @@ export class PhpRankStore {
 		return report;
 	}
 
+	report(id: number): StoredReport | undefined {
+		return this.reportsById.get(id);
+	}
+
 	ownReport(userId: number, id: number): StoredReport | undefined {
 		const report = this.reportsById.get(id);
 		return report?.userId === userId ? report : undefined;

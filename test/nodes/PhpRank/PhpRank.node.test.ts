@@ -69,7 +69,16 @@ describe('phpRank node description', () => {
 				.filter((p) => p.type !== 'notice')
 				.map((p) => p.name)
 				.sort();
-		expect(names('report', 'create')).toEqual(['ifReportExists', 'options', 'password', 'privacy', 'toolDescription', 'url']);
+		expect(names('report', 'create')).toEqual([
+			'ifReportExists',
+			'options',
+			'password',
+			'privacy',
+			'reanalyzeAfter',
+			'reanalyzeAfterUnit',
+			'toolDescription',
+			'url',
+		]);
 		expect(names('report', 'get')).toEqual(['options', 'reportId', 'toolDescription']);
 		expect(names('report', 'delete')).toEqual(['options', 'reportId', 'toolDescription']);
 		expect(names('report', 'update')).toEqual(['options', 'reportId', 'toolDescription', 'updateFields']);
@@ -151,12 +160,26 @@ describe('phpRank node description', () => {
 		expect(namesAndValues(ifReportExists)).toEqual([
 			['Create Another Report', 'createAnother'],
 			['Re-Analyze the Existing Report', 'reanalyzeExisting'],
+			['Re-Analyze the Existing Report if Older Than', 'reanalyzeIfOlder'],
 			['Return the Existing Report', 'returnExisting'],
 		]);
-		expect(ifReportExists.description).toBe('What to do when phpRank already holds a report of this URL');
-		expect(ifReportExists.hint).toMatch(/^To run the same rows again without duplicates, pick Return or Re-Analyze the Existing Report\..*Privacy and Password apply only to new reports\.$/);
+		expect(ifReportExists.description).toMatch(/^What to do when phpRank holds a report of this URL; http or https, www\. and capitals in the host make no difference$/);
+		// One sentence under the field: the matching rules are in its tooltip, privacy's rule on Privacy.
+		expect(ifReportExists.hint).toBe('To run the same rows again without duplicates, pick one of the Existing Report choices');
+		expect(property('report', 'create', 'privacy').description).toMatch(/applies only to a new report$/);
 		expect(ifReportExists.options?.[0]).toMatchObject({ description: expect.stringMatching(/running the same rows again makes duplicates$/) });
 		expect(ifReportExists.routing).toBeUndefined();
+	});
+
+	it('asks for the age past which Re-Analyze the Existing Report if Older Than analyzes again, 7 days by default', () => {
+		const shownFor = { show: { resource: ['report'], operation: ['create'], ifReportExists: ['reanalyzeIfOlder'] } };
+		expect(property('report', 'create', 'reanalyzeAfter')).toMatchObject({ displayName: 'Re-Analyze After', type: 'number', default: 7, displayOptions: shownFor });
+		const unit = property('report', 'create', 'reanalyzeAfterUnit');
+		expect(unit).toMatchObject({ displayName: 'Re-Analyze After Unit', type: 'options', default: 'days', displayOptions: shownFor });
+		expect(namesAndValues(unit)).toEqual([
+			['Days', 'days'],
+			['Hours', 'hours'],
+		]);
 	});
 
 	it('offers Add Previous Score on Update only, off by default', () => {

@@ -24,6 +24,7 @@ import { SiteReports } from './siteReports';
 const IF_REPORT_EXISTS = {
 	createAnother: 'createAnother',
 	reanalyzeExisting: 'reanalyzeExisting',
+	reanalyzeIfOlder: 'reanalyzeIfOlder',
 	returnExisting: 'returnExisting',
 } as const;
 
@@ -41,6 +42,11 @@ const IF_REPORT_EXISTS_OPTIONS: INodePropertyOptions[] = [
 		description: 'Analyze the page again into the report the URL already has, output with its previous score; else create one',
 	},
 	{
+		name: 'Re-Analyze the Existing Report if Older Than',
+		value: IF_REPORT_EXISTS.reanalyzeIfOlder,
+		description: 'Output the report the URL has if analyzed within Re-Analyze After, else analyze it again; create one if it has none',
+	},
+	{
 		name: 'Return the Existing Report',
 		value: IF_REPORT_EXISTS.returnExisting,
 		description: 'Output the report the URL already has, unchanged; create one if it has none',
@@ -53,6 +59,19 @@ const CREATE_OUTCOME = { created: 'created', existing: 'existing', reanalyzed: '
 const showOnlyForReportCreate = { resource: ['report'], operation: ['create'] };
 
 const IF_REPORT_EXISTS_FIELD = 'If the URL Already Has a Report';
+
+const REANALYZE_AFTER_FIELD = 'Re-Analyze After';
+
+const AGE_UNITS = { days: 'days', hours: 'hours' } as const;
+
+const AGE_UNIT_OPTIONS: INodePropertyOptions[] = [
+	{ name: 'Days', value: AGE_UNITS.days },
+	{ name: 'Hours', value: AGE_UNITS.hours },
+];
+
+const MS_PER_HOUR = 3_600_000;
+
+const showForReanalyzeIfOlder = { show: { ifReportExists: [IF_REPORT_EXISTS.reanalyzeIfOlder] } };
 
 const properties: INodeProperties[] = [
 	{
@@ -71,11 +90,29 @@ const properties: INodeProperties[] = [
 		noDataExpression: false,
 		options: IF_REPORT_EXISTS_OPTIONS,
 		default: 'createAnother',
-		description: 'What to do when phpRank already holds a report of this URL',
-		hint: 'To run the same rows again without duplicates, pick Return or Re-Analyze the Existing Report. http or https, www. and capital letters in the host make no difference. Privacy and Password apply only to new reports.',
+		description: 'What to do when phpRank holds a report of this URL; http or https, www. and capitals in the host make no difference',
+		hint: 'To run the same rows again without duplicates, pick one of the Existing Report choices',
+	},
+	{
+		displayName: REANALYZE_AFTER_FIELD,
+		name: 'reanalyzeAfter',
+		type: 'number',
+		typeOptions: { minValue: 0 },
+		default: 7,
+		description: 'How long after its last analysis a report is analyzed again; a fresher report is output as it is',
+		hint: 'A run stopped half way, run again, analyzes only the pages it had not reached',
+		displayOptions: showForReanalyzeIfOlder,
+	},
+	{
+		displayName: `${REANALYZE_AFTER_FIELD} Unit`,
+		name: 'reanalyzeAfterUnit',
+		type: 'options',
+		options: AGE_UNIT_OPTIONS,
+		default: 'days',
+		displayOptions: showForReanalyzeIfOlder,
 	},
 	// Read where the body is built rather than routed: a routed parameter is evaluated again for every item.
-	privacyField(),
+	privacyField({ description: 'Who can open the report page; applies only to a new report' }),
 	// Not `required`: n8n would then demand it whenever Privacy is an expression, even one giving 0 or 1.
 	// buildReportCreate requires it when the privacy turns out to be Password.
 	passwordField({
@@ -114,7 +151,10 @@ async function createReport(this: IExecutePaginationFunctions, requestData: Requ
 	const { record, additions } =
 		choice === IF_REPORT_EXISTS.createAnother
 			? { record: recordOf(this, await client.request()), additions: { outcome: CREATE_OUTCOME.created } }
-			: await createUnlessExists(this, client, { choice, address: reportAddressOf(String((requestData.options.body as IDataObject).url)) });
+			: await createUnlessExists(this, client, {
+					isFresh: freshnessOf(this, choice),
+					address: reportAddressOf(String((requestData.options.body as IDataObject).url)),
+				});
 	return reportItems(this, record, { site: await client.site(), additions });
 }
 
@@ -132,6 +172,38 @@ function parseIfReportExists(context: IExecutePaginationFunctions, value: unknow
 	return choice.value as IfReportExists;
 }
 
+/** Whether a report the URL has is output as it is (true) or analyzed again (false), by the choice made. */
+type Freshness = (report: IDataObject) => boolean;
+
+function freshnessOf(context: IExecutePaginationFunctions, choice: IfReportExists): Freshness {
+	if (choice === IF_REPORT_EXISTS.returnExisting) return () => true;
+	if (choice === IF_REPORT_EXISTS.reanalyzeExisting) return () => false;
+	const maxAgeMs = reanalyzeAfterMs(context);
+	// A report without a readable analysis date cannot be shown to be fresh.
+	return (report) => ageMsOf(report) < maxAgeMs;
+}
+
+function reanalyzeAfterMs(context: IExecutePaginationFunctions): number {
+	const amount = context.getNodeParameter('reanalyzeAfter', 7);
+	if (typeof amount !== 'number' || !Number.isFinite(amount) || amount < 0) {
+		failInput(context, `${REANALYZE_AFTER_FIELD} must be a number, 0 or more; got ${quoted(amount)}`);
+	}
+	const unit = parseOption(context, { field: `${REANALYZE_AFTER_FIELD} Unit`, options: AGE_UNIT_OPTIONS }, context.getNodeParameter('reanalyzeAfterUnit', AGE_UNITS.days));
+	return amount * MS_PER_HOUR * (unit === AGE_UNITS.days ? 24 : 1);
+}
+
+/** How long ago phpRank last analyzed the report (its generated_at); Infinity when it does not say. */
+function ageMsOf(report: IDataObject): number {
+	const generatedAt = typeof report.generated_at === 'string' ? Date.parse(report.generated_at) : NaN;
+	return Number.isNaN(generatedAt) ? Infinity : Math.max(0, Date.now() - generatedAt);
+}
+
+function existingOutcome(report: IDataObject): Outcome {
+	const ageMs = ageMsOf(report);
+	const ageHours = Number.isFinite(ageMs) ? Math.round(ageMs / (MS_PER_HOUR / 10)) / 10 : null;
+	return { record: report, additions: { outcome: CREATE_OUTCOME.existing, ageHours } };
+}
+
 interface Outcome {
 	record: IDataObject;
 	/** What the item says about it: `outcome`, and the previous score of a re-analyzed report. */
@@ -141,7 +213,7 @@ interface Outcome {
 async function createUnlessExists(
 	context: IExecutePaginationFunctions,
 	client: PhpRankClient,
-	{ choice, address }: { choice: IfReportExists; address: ReportAddress },
+	{ isFresh, address }: { isFresh: Freshness; address: ReportAddress },
 ): Promise<Outcome> {
 	const siteReports = SiteReports.of(client, address.project);
 	// Rows of one run with the same URL go one after another, so that the later ones find the first one's report.
@@ -150,9 +222,9 @@ async function createUnlessExists(
 		const outcome =
 			existing === undefined
 				? await create(context, client, address)
-				: choice === IF_REPORT_EXISTS.returnExisting
-					? { record: existing, additions: { outcome: CREATE_OUTCOME.existing } }
-					: await reanalyzeOrCreate(context, client, { existing, address });
+				: isFresh(existing)
+					? existingOutcome(existing)
+					: await reanalyzeOrCreate(context, client, { existing, address, isFresh });
 		SiteReports.stored(client, address, outcome.record);
 		return outcome;
 	});
@@ -175,7 +247,7 @@ async function reanalyze(context: IExecutePaginationFunctions, client: PhpRankCl
 async function reanalyzeOrCreate(
 	context: IExecutePaginationFunctions,
 	client: PhpRankClient,
-	{ existing, address }: { existing: IDataObject; address: ReportAddress },
+	{ existing, address, isFresh }: { existing: IDataObject; address: ReportAddress; isFresh: Freshness },
 ): Promise<Outcome> {
 	const refused = await reanalyze(context, client, existing).catch((error: unknown) => {
 		if (error instanceof NodeApiError && error.httpCode === '403') return error;
@@ -185,7 +257,7 @@ async function reanalyzeOrCreate(
 	const current = await findReport(client, address);
 	if (current === undefined) return await create(context, client, address);
 	if (String(current.id) === String(existing.id)) throw refused;
-	return await reanalyze(context, client, current);
+	return isFresh(current) ? existingOutcome(current) : await reanalyze(context, client, current);
 }
 
 async function create(context: IExecutePaginationFunctions, client: PhpRankClient, address: ReportAddress): Promise<Outcome> {
@@ -220,4 +292,4 @@ async function createCheckingUnanswered(
 	return recordOf(context, sentAgain);
 }
 
-export const reportCreateForAgents = `Create an SEO report of one web page: phpRank fetches the page at the absolute http(s) URL given and scores it. Returns the report: id (the report ID the other phpRank report tools take), ${REPORT_ITEM_FOR_AGENTS}, and outcome (created, existing or reanalyzed); a reanalyzed report also has previousResult, resultChange, newlyFailedChecks and fixedChecks (the checks that fail now and did not before, and those fixed, by importance).`;
+export const reportCreateForAgents = `Create an SEO report of one web page: phpRank fetches the page at the absolute http(s) URL given and scores it. Returns the report: id (the report ID the other phpRank report tools take), ${REPORT_ITEM_FOR_AGENTS}, and outcome (created, existing or reanalyzed); an existing report also has ageHours (hours since phpRank last analyzed it); a reanalyzed report also has previousResult, resultChange, newlyFailedChecks and fixedChecks (the checks that fail now and did not before, and those fixed, by importance).`;
