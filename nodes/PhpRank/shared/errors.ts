@@ -302,6 +302,9 @@ function durationText(ms: number): string {
 // seconds, and the call has waited already.
 const TOOL_RETRY_UNREACHABLE_SECONDS = 30;
 
+// phpRank's rate-limit window: when it says nothing of the wait, the limit is spent for at most this long.
+const RATE_WINDOW_SECONDS = 60;
+
 const TOOL_CALL_WAIT = `A tool call waits for phpRank at most ${TOOL_CALL_MAX_WAIT_SECONDS} seconds in all (less when Options > Max Wait is shorter), so that an MCP client, which gives up after 60 seconds, gets this answer.`;
 
 /** A tool call's write that went unanswered, by the call's context: what phpRank may have done ("may have created the report"). */
@@ -317,7 +320,7 @@ function recordUnsettledWrite(context: ErrorContext, done: string | undefined): 
  */
 function toolCallOutcome(context: ParameterContext): string | undefined {
 	const unsettled = unsettledWrites.get(context);
-	if (unsettled !== undefined) return `phpRank ${unsettled} before (a request of this call got no answer)`;
+	if (unsettled !== undefined) return `phpRank ${unsettled} already (a request of this call got no answer)`;
 	const { name, operation } = targetOf(context);
 	if (operation === 'create') return 'no report was created or changed';
 	if (operation === 'update') return `${name} was not changed`;
@@ -345,7 +348,7 @@ export function rateLimitError(
 		const asked = askedSeconds > 0 ? `phpRank asks to wait ${secondsText(askedSeconds)}` : 'phpRank is still at its limit';
 		return toolCallWaitError(context, {
 			waitingFor: `phpRank's rate limit is spent (429 Too Many Attempts): ${asked}, longer than a tool call waits`,
-			retrySeconds: askedSeconds > 0 ? askedSeconds : 60,
+			retrySeconds: askedSeconds > 0 ? askedSeconds : RATE_WINDOW_SECONDS,
 			httpCode: '429',
 		});
 	}

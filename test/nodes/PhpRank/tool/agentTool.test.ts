@@ -4,7 +4,7 @@ import { runTool, toToolDescription } from '../../../../dev/engine';
 import { PhpRank } from '../../../../nodes/PhpRank/PhpRank.node';
 import { TOOL_CALL_MAX_WAIT_SECONDS } from '../../../../nodes/PhpRank/shared/toolUse';
 import type { PhpRankServer } from '../../../support/phpRank';
-import { apiRequests, byId, byName, credentialsFor, runPhpRank, startServer, useServer } from '../../../support/phpRank';
+import { apiRequests, byId, byName, credentialsFor, requestLines, runPhpRank, startServer, useServer } from '../../../support/phpRank';
 
 const server = useServer({}, (phpRank) => phpRank.seedReports(40, { projects: ['example.com', 'shop.example.org'] }));
 
@@ -166,6 +166,19 @@ describe('a tool call answers before an MCP client gives up (60 s), with why and
 		expect(result.error?.description).toMatch(TOOL_CALL_WAIT);
 		expect(apiRequests(server())).toHaveLength(1);
 		expect(server().reports()).toEqual(before);
+	});
+
+	it('does not say that nothing was created after a create of the call went unanswered', async () => {
+		server().injectFault({ path: '/api/v1/reports', method: 'POST', kind: 'drop' });
+		// The lookup before the create passes; the one after it, which would settle it, meets the rate limit.
+		server().injectFault({ path: '/api/v1/reports', method: 'GET', kind: 'status', status: 429, headers: { 'Retry-After': '90' }, skip: 1 });
+
+		const result = await asAgent({ resource: 'report', operation: 'create', url: 'https://agent.example.com/lost', ifReportExists: 'returnExisting' }, {});
+
+		expect(requestLines(server()).map((line) => line.split('?')[0])).toEqual(['GET /api/v1/reports', 'POST /api/v1/reports', 'GET /api/v1/reports']);
+		expect(saidFirst(result)).toBe(
+			"phpRank's rate limit is spent (429 Too Many Attempts): phpRank asks to wait 90 seconds, longer than a tool call waits; phpRank may have created the report already (a request of this call got no answer). Try again in 90 seconds.",
+		);
 	});
 
 	it(`does not wait for a Retry-After beyond its ${TOOL_CALL_MAX_WAIT_SECONDS} seconds, whatever Max Wait; a workflow may wait as long as Max Wait`, async () => {
