@@ -94,14 +94,21 @@ export function siteFile(path: string, siteUrl: string): SiteFile {
 	return { status: 200, headers: { 'Content-Type': gzipped.type, ...encoding }, body: gzipSync(text) };
 }
 
-const NOT_FOUND_PAGE = '<!DOCTYPE html>\n<html><head><title>404 Not Found</title></head><body><h1>Not Found</h1></body></html>\n';
+// nginx's own 404 page, as the shop's web server answers a page it does not have.
+const NOT_FOUND_PAGE =
+	'<html>\r\n<head><title>404 Not Found</title></head>\r\n<body>\r\n<center><h1>404 Not Found</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n';
+
+// phpRank's HTTP client (Guzzle) quotes this much of a page that answered an error, cut wherever it falls.
+const GUZZLE_SUMMARY_LENGTH = 120;
 
 /**
  * phpRank's validation message for a page of the site that answers 404 (it fetches https pages over http), or
- * undefined for any other URL.
+ * undefined for any other URL: Guzzle's words with the start of the page's HTML.
  */
 export function sitePageFailure(targetUrl: string): string | undefined {
 	const url = new URL(targetUrl);
 	if (!GONE_PAGES.includes(`${url.origin}${url.pathname}`)) return undefined;
-	return `Client error: \`GET http://${url.host}${url.pathname}\` resulted in a \`404 Not Found\` response:\n${NOT_FOUND_PAGE.slice(0, 120)}`;
+	const summary =
+		NOT_FOUND_PAGE.length > GUZZLE_SUMMARY_LENGTH ? `${NOT_FOUND_PAGE.slice(0, GUZZLE_SUMMARY_LENGTH)} (truncated...)` : NOT_FOUND_PAGE;
+	return `Client error: \`GET http://${url.host}${url.pathname}\` resulted in a \`404 Not Found\` response:\n${summary}\n`;
 }

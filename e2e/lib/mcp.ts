@@ -1,8 +1,8 @@
 /**
  * examples/phprank-mcp-server.json served by n8n's MCP Server Trigger, checked with the official MCP client
  * (@modelcontextprotocol/sdk) as Claude Desktop or Cursor would use it: the bearer token, the tools' names,
- * descriptions and parameters, their compact answers against what the bundled server holds, and bad arguments
- * answered as tool errors.
+ * descriptions and parameters (no tool deletes a project), their compact answers against what the bundled server
+ * holds, bad arguments answered as tool errors, and a call with phpRank's rate limit spent answered at once.
  */
 import { randomBytes } from 'node:crypto';
 
@@ -31,8 +31,13 @@ const ARGUMENTS: Record<string, Record<string, { type: string; default?: unknown
 	reanalyze_seo_report: { reportId: { type: 'number' } },
 	delete_seo_report: { reportId: { type: 'number' } },
 	list_projects: { limit: { type: 'number', default: 50 }, search: { type: 'string', default: '' } },
-	delete_project: { projectName: { type: 'string' } },
 };
+
+// An MCP client's default request timeout (the SDK's): a tool call must answer before it, whatever phpRank does.
+const CLIENT_TIMEOUT_MS = 60_000;
+
+// phpRank's rate limit as a client meets it once spent: one request a window, the window longer than a tool call waits.
+const SPENT_RATE_LIMIT = { maxAttempts: 1, decaySeconds: 90 };
 
 interface ListedTool {
 	name: string;
@@ -164,6 +169,16 @@ export async function runMcpChecks(
 			return `${tools.length} tools`;
 		});
 
+		await checks.check('no tool deletes a project (phpRank 1.2 to 1.8 delete an unrelated report with it); delete_seo_report says it cannot be undone', async () => {
+			const { tools } = (await client.listTools()) as { tools: ListedTool[] };
+			const projectDeletes = mcp.tools.filter((node) => node.parameters.resource === 'project' && node.parameters.operation === 'delete');
+			assertEqual(projectDeletes.map((node) => node.name), [], 'tools of Project > Delete in the example');
+			const deletes = tools.filter((tool) => /^delete/i.test(tool.description ?? ''));
+			assertEqual(deletes.map((tool) => tool.name), ['delete_seo_report'], 'tools whose description starts with Delete');
+			assert(/cannot be undone/.test(deletes[0].description ?? ''), `delete_seo_report's description: "${deletes[0].description}"`);
+			return `"${deletes[0].description}"`;
+		});
+
 		const page = 'https://mcp-client.example.com/pricing';
 		let createdId: number | undefined;
 		await checks.check('create_seo_report: a report created on the server, answered compactly; called again, the same report', async () => {
@@ -219,6 +234,29 @@ export async function runMcpChecks(
 			const { text, requests } = await toolError('list_seo_reports', { sortBy: 'score' }, /Sort By must be one of: id \(Date Created\), generated_at .*; got "score"/);
 			assertEqual(requests, 0, 'requests the server received');
 			return `"${text}"`;
+		});
+		await checks.check("create_seo_report with phpRank's rate limit spent: the tool error at once (how long phpRank asks to wait, no report created, when to try again), no POST", async () => {
+			phpRank.setRateLimit(SPENT_RATE_LIMIT);
+			try {
+				// Spent by another client at n8n's address: phpRank counts requests per client address.
+				const spending = await request(`${phpRank.url}/api/v1/account`, { headers: { accept: 'application/json', authorization: `Bearer ${phpRank.apiKey}` } });
+				assertEqual(spending.status, 200, 'the request that spends the limit');
+				const startedAt = Date.now();
+				const { text, requests } = await toolError(
+					'create_seo_report',
+					{ url: 'https://mcp-client.example.com/rate-limited' },
+					/phpRank's rate limit is spent \(429 Too Many Attempts\): phpRank asks to wait (\d+) seconds, longer than a tool call waits; no report was created or changed\. Try again in \1 seconds\./,
+				);
+				const tookMs = Date.now() - startedAt;
+				assert(tookMs < CLIENT_TIMEOUT_MS / 2, `the tool error came after ${tookMs} ms, not well within the client's ${CLIENT_TIMEOUT_MS} ms`);
+				// The lookup of the URL, or the create itself when n8n kept the site's reports from an earlier call: refused.
+				const sent = phpRank.requests.slice(phpRank.requests.length - requests).map((entry) => entry.status);
+				assertEqual(sent, [429], 'answers the server gave the call');
+				assert(!phpRank.reports().some((report) => report.targetUrl.includes('rate-limited')), 'a report was stored');
+				return `"${text}" after ${tookMs} ms`;
+			} finally {
+				phpRank.setRateLimit(false);
+			}
 		});
 		await checks.check('get_seo_report with a reportId that is not a number: a tool error, and the client can still list the tools', async () => {
 			const { text } = await toolError('get_seo_report', { reportId: 'the newest one' }, /schema/i);

@@ -8,6 +8,8 @@ import type { IDataObject } from 'n8n-workflow';
 import { runTool } from '../../dev/engine';
 import { loadExampleWorkflow } from '../../dev/examples';
 import { resultBandOf } from '../../dev/server/listQuery';
+import { GONE_PAGES } from '../../dev/server/site';
+import { TOOL_CALL_MAX_WAIT_SECONDS } from '../../nodes/PhpRank/shared/toolUse';
 import { apiRequests, credentialsFor, failedChecksOnServer, useServer } from '../support/phpRank';
 
 const example = loadExampleWorkflow('phprank-mcp-server.json');
@@ -43,13 +45,15 @@ function expectCompactReport(answer: IDataObject) {
 }
 
 describe('examples/phprank-mcp-server.json', () => {
-	it('connects seven phpRank tools to the MCP Server Trigger, one per operation', () => {
+	it('connects six phpRank tools to the MCP Server Trigger, one per operation but Project > Delete', () => {
 		const trigger = example.nodes.find((node) => node.type === TRIGGER_TYPE)!;
 		const tools = Object.entries(example.connections).map(([from, outputs]) => ({ from, to: outputs.ai_tool?.flat().map((target) => target?.node) }));
 		const operations = tools.map(({ from }) => `${String(toolNode(from).parameters.resource)}/${String(toolNode(from).parameters.operation)}`);
 
 		expect(tools.every(({ to }) => to?.length === 1 && to[0] === trigger.name)).toBe(true);
-		expect(operations.sort()).toEqual(['project/delete', 'project/getAll', 'report/create', 'report/delete', 'report/get', 'report/getAll', 'report/update']);
+		// phpRank 1.2 to 1.8 delete an unrelated report with a project: no model is offered that.
+		expect(operations.sort()).toEqual(['project/getAll', 'report/create', 'report/delete', 'report/get', 'report/getAll', 'report/update']);
+		expect(example.nodes.filter((node) => node.type !== TRIGGER_TYPE && node.parameters.resource === 'project' && node.parameters.operation === 'delete')).toEqual([]);
 	});
 
 	it('create_seo_report: a new URL gets a report, the same URL again returns that report', async () => {
@@ -125,13 +129,40 @@ describe('examples/phprank-mcp-server.json', () => {
 		expect(report(4).result).toBeLessThan(before.result);
 	});
 
-	it('delete_seo_report and delete_project delete what they name', async () => {
-		const deletedReport = await callTool('delete_seo_report', { reportId: 5 });
-		const deletedProject = await callTool('delete_project', { projectName: 'shop.example.org' });
+	it('delete_seo_report deletes the report it names, and tells the model that this cannot be undone', async () => {
+		const before = server().reports().length;
+		const deleted = await callTool('delete_seo_report', { reportId: 5 });
 
-		expect(deletedReport.response).toEqual([{ deleted: true, id: 5 }]);
-		expect(deletedProject.response).toEqual([{ deleted: true, id: 'shop.example.org' }]);
-		expect(server().reports().some((stored) => stored.id === 5 || stored.project === 'shop.example.org')).toBe(false);
+		expect(deleted.toolDescription).toMatch(/^Delete one phpRank SEO report by its numeric report ID\. This cannot be undone\./);
+		expect(deleted.response).toEqual([{ deleted: true, id: 5 }]);
+		expect(server().reports().map((stored) => stored.id)).not.toContain(5);
+		expect(server().reports()).toHaveLength(before - 1);
+	});
+
+	it("create_seo_report with phpRank's rate limit spent: at once, the tool error saying how long phpRank asks to wait and that no report was created", async () => {
+		server().setRateLimit({ maxAttempts: 1, decaySeconds: 90 });
+		try {
+			const spending = await callTool('get_seo_report', { reportId: 7 });
+			const refused = await callTool('create_seo_report', { url: 'https://agent.example.com/rate-limited' });
+
+			expect(spending.error).toBeUndefined();
+			const [, seconds] = /asks to wait (\d+) seconds/.exec(refused.error?.message ?? '') ?? [];
+			expect(refused.error?.message).toBe(
+				`phpRank's rate limit is spent (429 Too Many Attempts): phpRank asks to wait ${seconds} seconds, longer than a tool call waits; no report was created or changed. Try again in ${seconds} seconds.`,
+			);
+			expect(Number(seconds)).toBeGreaterThan(TOOL_CALL_MAX_WAIT_SECONDS);
+			expect(apiRequests(server()).map((request) => request.status)).toEqual([200, 429]);
+			expect(server().reports().some((stored) => stored.url.includes('rate-limited'))).toBe(false);
+		} finally {
+			server().setRateLimit(false);
+		}
+	});
+
+	it('create_seo_report for a page that answered 404: the reason in words, without the HTML phpRank quotes', async () => {
+		const { error } = await callTool('create_seo_report', { url: GONE_PAGES[0] });
+
+		expect(error?.message).toBe(`phpRank could not fetch the page to analyze it (422): the page answered 404 Not Found (GET ${GONE_PAGES[0].replace(/^https:/, 'http:')})`);
+		expect(`${error?.message} ${error?.description}`).not.toMatch(/[<>]/);
 	});
 
 	it('list_projects: the projects with their average score', async () => {

@@ -110,7 +110,8 @@ describe('examples/site-audit-offline.json', () => {
 					.map((item) => item.json.outcome),
 			).toEqual(livePages.map(() => 'created'));
 			expect([...errorsOf(result).keys()]).toEqual(GONE_PAGES);
-			expect(errorsOf(result).get(GONE_PAGES[0])).toContain('`404 Not Found`');
+			expect(errorsOf(result).get(GONE_PAGES[0])).toContain('the page answered 404 Not Found');
+			expect(errorsOf(result).get(GONE_PAGES[0])).not.toMatch(/[<>]/);
 			expect(apiRequests(server).filter((request) => request.method === 'POST').map((request) => request.status).sort()).toEqual(
 				[...livePages.map(() => 201), 422].sort(),
 			);

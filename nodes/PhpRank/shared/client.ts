@@ -13,6 +13,7 @@ import { replacedValueError, replacedValues } from './appliedQuery';
 import { answerError, canceledWhileWaiting, connectionError, connectionFailure, notReachedError, rateLimitError, targetOf, unexpectedAnswer } from './errors';
 import type { RequestTarget } from './errors';
 import { answeredByProxy, isAnalysis, pauseUntil, PROXY_STATUSES, rateGateFor, sendWithinLimits } from './rateLimit';
+import { isToolUse, TOOL_CALL_MAX_WAIT_SECONDS } from './toolUse';
 import { parseSeconds } from './validation';
 import { DEFAULT_MAX_WAIT_SECONDS, MAX_WAIT_NAME } from './values';
 
@@ -40,7 +41,7 @@ const LONGEST_READ_RETRY_MS = 10_000;
 /** phpRank answers it at once, changing nothing: it tells whether phpRank is back before a write is sent. */
 const PROBE: RequestChange = { method: 'GET', url: '/account' };
 
-type RequestContext = Pick<IExecuteSingleFunctions, 'getNode' | 'getItemIndex' | 'getCredentials'> & {
+type RequestContext = Pick<IExecuteSingleFunctions, 'getNode' | 'getItemIndex' | 'getCredentials' | 'getNodeParameter'> & {
 	helpers: Pick<IExecuteSingleFunctions['helpers'], 'httpRequestWithAuthentication'>;
 	getExecutionCancelSignal?: () => AbortSignal | undefined;
 };
@@ -152,10 +153,16 @@ export class PhpRankClient {
 	static forItem(context: IExecutePaginationFunctions, requestData: RequestData): PhpRankClient {
 		const options = context.getNodeParameter('options', {}) as IDataObject;
 		const maxWaitSeconds = parseSeconds(context, MAX_WAIT_NAME, options.maxWait ?? DEFAULT_MAX_WAIT_SECONDS);
+		const waitSeconds = isToolUse(context) ? toolCallWait(maxWaitSeconds) : () => maxWaitSeconds;
 		return new PhpRankClient(context, {
 			prepared: requestData.options as IHttpRequestOptions,
-			maxWaitSeconds,
-			maxUnreachableWaitSeconds: maxWaitSeconds,
+			// Read as each request starts waiting: a tool call's requests share what is left of its wait.
+			get maxWaitSeconds() {
+				return waitSeconds();
+			},
+			get maxUnreachableWaitSeconds() {
+				return waitSeconds();
+			},
 			targetOf: () => targetOf(context),
 			acceptsOtherPage: false,
 		});
@@ -375,6 +382,15 @@ export class PhpRankClient {
 		});
 		return response === undefined || response instanceof HeldBack ? { failure: response ?? failure, sentAt } : { response, sentAt };
 	}
+}
+
+/**
+ * A tool call's wait for phpRank, in seconds from now: each request within Max Wait, all of them together within
+ * TOOL_CALL_MAX_WAIT_SECONDS from the call's start, so that the MCP client gets an answer before it gives up.
+ */
+function toolCallWait(maxWaitSeconds: number): () => number {
+	const callEndsAt = Date.now() + TOOL_CALL_MAX_WAIT_SECONDS * 1000;
+	return () => Math.min(maxWaitSeconds, Math.max(0, (callEndsAt - Date.now()) / 1000));
 }
 
 /** A request not sent after all: phpRank became unreachable while it waited to be sent. */

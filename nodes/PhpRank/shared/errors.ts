@@ -2,6 +2,7 @@ import { NodeApiError } from 'n8n-workflow';
 import type { IDataObject, IExecuteSingleFunctions, IHttpRequestOptions, IN8nHttpFullResponse, JsonObject } from 'n8n-workflow';
 import { answeredByProxy, isAnalysis, isHtml, PROXY_STATUSES } from './rateLimit';
 import { nodeForErrors } from './secrets';
+import { isToolUse, TOOL_CALL_MAX_WAIT_SECONDS } from './toolUse';
 
 export type ErrorContext = Pick<IExecuteSingleFunctions, 'getNode' | 'getItemIndex'>;
 
@@ -65,6 +66,12 @@ export function connectionFailure(error: unknown): { code: string; kind: 'notRea
 // phpRank passes on its HTTP client's own words when it cannot fetch the page it is asked to analyze.
 const PAGE_FETCH_FAILURE = /cURL error \d+|(Client|Server) error: `[A-Z]+ /;
 
+// Guzzle's words for a page that answered an error status, followed by the start of that page (its HTML, as a rule).
+const PAGE_ANSWERED = /^(?:Client|Server) error: `([A-Z]+) ([^`]+)` resulted in a `([^`]+)` response:?([\s\S]*)$/;
+
+const REASON_LENGTH = 200;
+const EXCERPT_LENGTH = 100;
+
 /**
  * A request that failed without phpRank's answer (a dropped connection, a timeout, a proxy answering in its
  * place): phpRank may or may not have carried it out.
@@ -115,10 +122,37 @@ function validationMessages(body: unknown): IDataObject | undefined {
 	return isJsonObject(messages) && !Array.isArray(messages) ? messages : undefined;
 }
 
+/**
+ * A text of phpRank's as plain words: HTML tags (one cut off at the end too) and Guzzle's "(truncated...)" dropped,
+ * whitespace collapsed, at most `length` characters.
+ */
+function plainText(text: string, length = REASON_LENGTH): string {
+	const plain = text
+		.replace(/<(script|style)\b[\s\S]*?(<\/\1>|$)/gi, ' ')
+		.replace(/<[^>]*(>|$)/g, ' ')
+		.replace(/\s*\(truncated\.\.\.\)\s*$/, '')
+		.replace(/&nbsp;/g, ' ')
+		.replace(/&quot;/g, '"')
+		.replace(/&#0?39;/g, "'")
+		.replace(/&amp;/g, '&')
+		.replace(/\s+/g, ' ')
+		.trim();
+	return plain.length > length ? `${plain.slice(0, length - 1).trimEnd()}…` : plain;
+}
+
 function listMessages(messages: IDataObject): string {
 	return Object.entries(messages)
-		.map(([field, texts]) => `${field}: ${([] as unknown[]).concat(texts).join(' ')}`)
+		.map(([field, texts]) => `${field}: ${([] as unknown[]).concat(texts).map((text) => plainText(String(text))).join(' ')}`)
 		.join('; ');
+}
+
+/** Why phpRank could not fetch the page, in words: "the page answered 404 Not Found (GET http://…)", and the page's own words. */
+function pageFetchReason(failure: string): { reason: string; pageSaid?: string } {
+	const answered = PAGE_ANSWERED.exec(failure.trim());
+	if (answered === null) return { reason: plainText(failure) };
+	const [, method, url, status, page] = answered;
+	const pageSaid = plainText(page, EXCERPT_LENGTH);
+	return { reason: `the page answered ${plainText(status)} (${method} ${plainText(url)})`, pageSaid: pageSaid || undefined };
 }
 
 function describeRejection(body: unknown): Failure {
@@ -126,10 +160,10 @@ function describeRejection(body: unknown): Failure {
 	const urlMessages = ([] as unknown[]).concat(messages?.url ?? []).map(String);
 	const fetchFailure = urlMessages.find((text) => PAGE_FETCH_FAILURE.test(text));
 	if (fetchFailure !== undefined) {
+		const { reason, pageSaid } = pageFetchReason(fetchFailure);
 		return {
-			message: `phpRank could not fetch the page to analyze it (422): ${fetchFailure}`,
-			description:
-				'The URL is well-formed, but the phpRank server could not load it: the host may not exist, refuse connections, or answer with an error. Check that the page opens from the phpRank server.',
+			message: `phpRank could not fetch the page to analyze it (422): ${reason}`,
+			description: `The URL is well-formed, but the phpRank server could not load it: the host may not exist, refuse connections, or answer with an error. Check that the page opens from the phpRank server.${pageSaid === undefined ? '' : ` The page began: "${pageSaid}".`}`,
 		};
 	}
 	return {
@@ -232,6 +266,7 @@ export function answerError(
 		? proxyAnswered(target, options, { status: statusText(response.statusCode), attempts, waitedMs })
 		: describeFailure(target, response, options);
 	const details = isJsonObject(response.body) ? response.body : { body: String(response.body ?? '').slice(0, 500) };
+	if (byProxy) recordUnsettledWrite(context, mayHaveDone(target, options));
 	const ErrorClass = byProxy ? UnansweredRequestError : NodeApiError;
 	return new ErrorClass(nodeForErrors(context.getNode()), details as JsonObject, {
 		message,
@@ -263,11 +298,60 @@ function durationText(ms: number): string {
 	return ms < 1000 ? `${Math.round(ms)} ms` : secondsText(Math.round(ms / 100) / 10);
 }
 
+// How soon a tool call's error tells the model to call again when phpRank cannot be reached: a restart is over in
+// seconds, and the call has waited already.
+const TOOL_RETRY_UNREACHABLE_SECONDS = 30;
+
+// phpRank's rate-limit window: when it says nothing of the wait, the limit is spent for at most this long.
+const RATE_WINDOW_SECONDS = 60;
+
+const TOOL_CALL_WAIT = `A tool call waits for phpRank at most ${TOOL_CALL_MAX_WAIT_SECONDS} seconds in all (less when Options > Max Wait is shorter), so that an MCP client, which gives up after 60 seconds, gets this answer.`;
+
+/** A tool call's write that went unanswered, by the call's context: what phpRank may have done ("may have created the report"). */
+const unsettledWrites = new WeakMap<ErrorContext, string>();
+
+function recordUnsettledWrite(context: ErrorContext, done: string | undefined): void {
+	if (done !== undefined && isToolUse(context)) unsettledWrites.set(context, done);
+}
+
+/**
+ * What a tool call that ends waiting is known not to have done ("no report was created"), or may have done after all
+ * (an earlier write of it went unanswered); undefined for a read, where it says nothing.
+ */
+function toolCallOutcome(context: ParameterContext): string | undefined {
+	const unsettled = unsettledWrites.get(context);
+	if (unsettled !== undefined) return `phpRank ${unsettled} already (a request of this call got no answer)`;
+	const { name, operation } = targetOf(context);
+	if (operation === 'create') return 'no report was created or changed';
+	if (operation === 'update') return `${name} was not changed`;
+	if (operation === 'delete') return `${name} was not deleted`;
+	return undefined;
+}
+
+/** A tool call's error: what phpRank waits for and how long, what the call did not do, and when to call again. */
+function toolCallWaitError(context: ParameterContext, { waitingFor, retrySeconds, httpCode }: { waitingFor: string; retrySeconds: number; httpCode: string }): NodeApiError {
+	const outcome = toolCallOutcome(context);
+	return new NodeApiError(nodeForErrors(context.getNode()), {} as JsonObject, {
+		message: `${waitingFor}${outcome === undefined ? '' : `; ${outcome}`}. Try again in ${secondsText(retrySeconds)}.`,
+		description: TOOL_CALL_WAIT,
+		httpCode,
+		itemIndex: context.getItemIndex(),
+	});
+}
+
 export function rateLimitError(
-	context: ErrorContext,
+	context: ParameterContext,
 	target: RequestTarget,
 	{ askedSeconds, maxWaitSeconds }: { askedSeconds: number; maxWaitSeconds: number },
 ): NodeApiError {
+	if (isToolUse(context)) {
+		const asked = askedSeconds > 0 ? `phpRank asks to wait ${secondsText(askedSeconds)}` : 'phpRank is still at its limit';
+		return toolCallWaitError(context, {
+			waitingFor: `phpRank's rate limit is spent (429 Too Many Attempts): ${asked}, longer than a tool call waits`,
+			retrySeconds: askedSeconds > 0 ? askedSeconds : RATE_WINDOW_SECONDS,
+			httpCode: '429',
+		});
+	}
 	const asked =
 		askedSeconds > 0
 			? `the server asked to wait ${secondsText(askedSeconds)}`
@@ -290,6 +374,7 @@ export function connectionError(
 ): UnansweredRequestError {
 	const { code, kind } = connectionFailure(error);
 	const done = mayHaveDone(target, options);
+	recordUnsettledWrite(context, done);
 	// NodeApiError replaces any message that names a network error code with its own generic text,
 	// so the code goes into the description.
 	const failure =
@@ -315,13 +400,24 @@ export function connectionError(
  * reached phpRank, so running the row again is safe.
  */
 export function notReachedError(
-	context: ErrorContext,
+	context: ParameterContext,
 	failure: unknown,
 	{ host, waitedMs, maxWaitSeconds }: { host: string; waitedMs: number; maxWaitSeconds: number },
 ): NodeApiError {
 	const during = waitedMs >= 1000 ? ` for ${spanText(waitedMs)}` : '';
 	const proxyAnswer = isJsonObject(failure) && typeof failure.statusCode === 'number' ? failure.statusCode : undefined;
 	const { code } = proxyAnswer === undefined ? connectionFailure(failure) : { code: '' };
+	if (isToolUse(context)) {
+		const why =
+			proxyAnswer === undefined
+				? `${(NOT_REACHED[code] ?? noRoute)(host)}${during}`
+				: `phpRank at ${host} was down${during} (a proxy in front of it answered ${statusText(proxyAnswer)})`;
+		return toolCallWaitError(context, {
+			waitingFor: `phpRank cannot be reached: ${why}`,
+			retrySeconds: TOOL_RETRY_UNREACHABLE_SECONDS,
+			httpCode: proxyAnswer === undefined ? 'none' : String(proxyAnswer),
+		});
+	}
 	const message =
 		proxyAnswer === undefined
 			? `${(NOT_REACHED[code] ?? noRoute)(host)}${during}; ${SAFE_AGAIN}`

@@ -80,6 +80,8 @@ describe('the fixture site the server serves under /__site/', () => {
 		const { pathname, host } = new URL(GONE_PAGES[0]);
 		expect(reply.status).toBe(422);
 		expect(reply.json.message.url[0]).toMatch(new RegExp(`^Client error: \`GET http://${host}${pathname}\` resulted in a \`404 Not Found\` response:\n`));
+		// Guzzle's summary of the page: its first 120 characters of HTML, cut wherever they end.
+		expect(reply.json.message.url[0]).toMatch(/\n<html>\r\n<head><title>404 Not Found<\/title>.*<\/c \(truncated\.\.\.\)\n$/s);
 		expect(server().reports()).toEqual([]);
 	});
 });

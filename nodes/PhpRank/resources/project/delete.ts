@@ -39,4 +39,4 @@ async function deleteProject(this: IExecutePaginationFunctions, requestData: Req
 	return toItems(this, [deletionOf(this, await client.request())]);
 }
 
-export const projectDeleteForAgents = 'Delete one phpRank project and every report in it, by the project name (such as example.com). Returns deleted (true) and the name as id.';
+export const projectDeleteForAgents = 'Delete one phpRank project and every report in it, by the project name (such as example.com). This cannot be undone, and phpRank 1.2 to 1.8 also delete one unrelated report. Returns deleted (true) and the name as id.';

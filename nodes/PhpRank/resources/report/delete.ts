@@ -25,4 +25,4 @@ async function deleteReport(this: IExecutePaginationFunctions, requestData: Requ
 	return toItems(this, [deletion]);
 }
 
-export const reportDeleteForAgents = 'Delete one phpRank SEO report by its numeric report ID. Returns deleted (true) and the id.';
+export const reportDeleteForAgents = 'Delete one phpRank SEO report by its numeric report ID. This cannot be undone. Returns deleted (true) and the id.';

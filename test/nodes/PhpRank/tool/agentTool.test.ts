@@ -2,7 +2,9 @@ import type { IDataObject, INode, INodeProperties } from 'n8n-workflow';
 import { NodeHelpers } from 'n8n-workflow';
 import { runTool, toToolDescription } from '../../../../dev/engine';
 import { PhpRank } from '../../../../nodes/PhpRank/PhpRank.node';
-import { apiRequests, credentialsFor, useServer } from '../../../support/phpRank';
+import { TOOL_CALL_MAX_WAIT_SECONDS } from '../../../../nodes/PhpRank/shared/toolUse';
+import type { PhpRankServer } from '../../../support/phpRank';
+import { apiRequests, byId, byName, credentialsFor, requestLines, runPhpRank, startServer, useServer } from '../../../support/phpRank';
 
 const server = useServer({}, (phpRank) => phpRank.seedReports(40, { projects: ['example.com', 'shop.example.org'] }));
 
@@ -130,5 +132,92 @@ describe('phpRank as an AI Agent tool', () => {
 
 		expect(JSON.stringify(result.response ?? result.error?.message)).toMatch(/Report ID must be a positive whole number/);
 		expect(apiRequests(server())).toHaveLength(0);
+	});
+});
+
+/** What a tool call's error says first, before n8n's "Details:" with its description. */
+const saidFirst = (result: { error?: Error }) => result.error?.message.split('\n')[0];
+
+const TOOL_CALL_WAIT = new RegExp(`^A tool call waits for phpRank at most ${TOOL_CALL_MAX_WAIT_SECONDS} seconds in all .* an MCP client, which gives up after 60 seconds, gets this answer\\.$`);
+
+describe('a tool call answers before an MCP client gives up (60 s), with why and when to call again', () => {
+	// A server that refuses connections, beside the one of this file.
+	let own: PhpRankServer | undefined;
+	afterEach(async () => {
+		await own?.close();
+		own = undefined;
+	});
+
+	it.each([
+		['report', 'create', { url: 'https://agent.example.com/' }, '; no report was created or changed'],
+		['report', 'update', { reportId: byId(3), updateFields: { reanalyze: true } }, '; Report 3 was not changed'],
+		['report', 'delete', { reportId: byId(3) }, '; Report 3 was not deleted'],
+		['project', 'delete', { projectName: byName('example.com') }, '; Project "example.com" was not deleted'],
+		['report', 'get', { reportId: byId(3) }, ''],
+	])('%s > %s facing a 429 with Retry-After 90: the tool error at once, saying what was not done', async (resource, operation, parameters, notDone) => {
+		server().injectFault({ path: /^\/api\/v1\//, kind: 'status', status: 429, headers: { 'Retry-After': '90' } });
+		const before = server().reports();
+
+		const result = await asAgent({ resource, operation, ...parameters }, {});
+
+		expect(saidFirst(result)).toBe(
+			`phpRank's rate limit is spent (429 Too Many Attempts): phpRank asks to wait 90 seconds, longer than a tool call waits${notDone}. Try again in 90 seconds.`,
+		);
+		expect(result.error?.description).toMatch(TOOL_CALL_WAIT);
+		expect(apiRequests(server())).toHaveLength(1);
+		expect(server().reports()).toEqual(before);
+	});
+
+	it('does not say that nothing was created after a create of the call went unanswered', async () => {
+		server().injectFault({ path: '/api/v1/reports', method: 'POST', kind: 'drop' });
+		// The lookup before the create passes; the one after it, which would settle it, meets the rate limit.
+		server().injectFault({ path: '/api/v1/reports', method: 'GET', kind: 'status', status: 429, headers: { 'Retry-After': '90' }, skip: 1 });
+
+		const result = await asAgent({ resource: 'report', operation: 'create', url: 'https://agent.example.com/lost', ifReportExists: 'returnExisting' }, {});
+
+		expect(requestLines(server()).map((line) => line.split('?')[0])).toEqual(['GET /api/v1/reports', 'POST /api/v1/reports', 'GET /api/v1/reports']);
+		expect(saidFirst(result)).toBe(
+			"phpRank's rate limit is spent (429 Too Many Attempts): phpRank asks to wait 90 seconds, longer than a tool call waits; phpRank may have created the report already (a request of this call got no answer). Try again in 90 seconds.",
+		);
+	});
+
+	it(`does not wait for a Retry-After beyond its ${TOOL_CALL_MAX_WAIT_SECONDS} seconds, whatever Max Wait; a workflow may wait as long as Max Wait`, async () => {
+		const beyond = TOOL_CALL_MAX_WAIT_SECONDS + 1;
+		const get = { resource: 'report', operation: 'get', reportId: byId(1), options: { maxWait: 60 } };
+		server().injectFault({ path: '/api/v1/reports/1', kind: 'status', status: 429, headers: { 'Retry-After': String(beyond) }, times: 2 });
+		server().injectFault({ path: '/api/v1/reports/1', kind: 'status', status: 429, headers: { 'Retry-After': '90' } });
+
+		const asTool = await runTool({ parameters: get, credentials: credentialsFor(server()) });
+		const asToolWithLongestWait = await runTool({ parameters: { ...get, options: { maxWait: 3600 } }, credentials: credentialsFor(server()) });
+		const inWorkflow = await runPhpRank(server(), get);
+
+		for (const result of [asTool, asToolWithLongestWait]) {
+			expect(saidFirst(result)).toBe(
+				`phpRank's rate limit is spent (429 Too Many Attempts): phpRank asks to wait ${beyond} seconds, longer than a tool call waits. Try again in ${beyond} seconds.`,
+			);
+		}
+		// The workflow's item may wait the whole Max Wait, 60 seconds: it failed only as phpRank asked for longer.
+		expect(inWorkflow.error?.message).toBe("phpRank's rate limit was reached (429 Too Many Attempts): the server asked to wait 90 seconds; running this row again is safe");
+		expect(inWorkflow.error?.description).toMatch(/^That is beyond the 60 seconds this item may wait \(Options > Max Wait\)/);
+		expect(apiRequests(server())).toHaveLength(3);
+	});
+
+	it('facing a phpRank that refuses connections, ends within its wait saying so; a workflow says it as before', async () => {
+		own = await startServer();
+		const create = { resource: 'report', operation: 'create', url: 'https://agent.example.com/', options: { maxWait: 1 } };
+		await own.stop();
+
+		const asTool = await runTool({ parameters: create, credentials: credentialsFor(own) });
+		const inWorkflow = await runPhpRank(own, create);
+
+		const host = new globalThis.URL(own.url).host.replace(/\./g, '\\.');
+		expect(saidFirst(asTool)).toMatch(
+			new RegExp(`^phpRank cannot be reached: phpRank at ${host} refused the connection( for \\d+ seconds?)?; no report was created or changed\\. Try again in 30 seconds\\.$`),
+		);
+		expect(asTool.error?.description).toMatch(TOOL_CALL_WAIT);
+		expect(inWorkflow.error?.message).toMatch(new RegExp(`^phpRank at ${host} refused the connection( for \\d+ seconds?)?; running this row again is safe$`));
+		expect(inWorkflow.error?.description).toMatch(/as long as Options > Max Wait allows \(1 second/);
+		await own.start();
+		expect(own.reports()).toEqual([]);
 	});
 });

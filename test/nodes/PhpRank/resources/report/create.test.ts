@@ -1,4 +1,5 @@
 import { apiRequests, changedChecksOnServer, failedChecksOnServer, inputErrorOf, requestLines, runPhpRank, useServer } from '../../../../support/phpRank';
+import { GONE_PAGES, sitePageFailure } from '../../../../../dev/server/site';
 
 const server = useServer();
 
@@ -125,6 +126,16 @@ describe('Report > Create', () => {
 		expect(error?.description).toMatch(/could not load it/);
 		expect(error?.description).not.toMatch(/fix the fields/i);
 		expect((error as { httpCode?: string }).httpCode).toBe('422');
+	});
+
+	it('gives the reason of a page that answered 404 in words, without the HTML phpRank quotes of it', async () => {
+		const { error } = await runPhpRank(server(), create({ url: GONE_PAGES[0] }));
+
+		expect(apiRequests(server()).map((request) => request.status)).toEqual([422]);
+		expect(sitePageFailure(GONE_PAGES[0])).toContain('<title>404 Not Found</title>');
+		expect(error?.message).toBe(`phpRank could not fetch the page to analyze it (422): the page answered 404 Not Found (GET ${GONE_PAGES[0].replace(/^https:/, 'http:')})`);
+		expect(error?.description).toMatch(/could not load it.* The page began: "404 Not Found 404 Not Found nginx"\.$/);
+		expect(`${error?.message} ${error?.description}`).not.toMatch(/[<>]|truncated/);
 	});
 
 	it("reports phpRank's validation messages field by field", async () => {
