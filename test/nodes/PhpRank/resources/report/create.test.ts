@@ -195,7 +195,8 @@ describe('Report > Create: If the URL Already Has a Report', () => {
 			expect(server().reports()).toHaveLength(1);
 			const stored = server().reports()[0];
 			expect(items[0].json).toMatchObject({ id, url: 'example.com/blog/', result: stored.result, outcome: 'existing' });
-			expect(Object.keys(items[0].json).slice(3, 7)).toEqual(['result', 'grade', 'outcome', 'failedChecks']);
+			expect(Object.keys(items[0].json).slice(3, 8)).toEqual(['result', 'grade', 'outcome', 'ageHours', 'failedChecks']);
+			expect(items[0].json.ageHours).toBeGreaterThanOrEqual(0);
 			expect(items[0].json.failedChecks).toEqual(failedChecksOnServer(stored));
 			expect(items[0].pairedItem).toEqual({ item: 0 });
 		});
@@ -406,9 +407,9 @@ describe('Report > Create: If the URL Already Has a Report', () => {
 	it('refuses a choice it does not know, naming the allowed ones, before any request', async () => {
 		const { error } = await runPhpRank(server(), create({ ifReportExists: '={{ "skip" }}' }));
 
-		expect(error?.message).toBe('If the URL Already Has a Report must be one of its 3 choices; got "skip"');
+		expect(error?.message).toBe('If the URL Already Has a Report must be one of its 4 choices; got "skip"');
 		expect(inputErrorOf(error).description).toBe(
-			'The choices: createAnother (Create Another Report), reanalyzeExisting (Re-Analyze the Existing Report), returnExisting (Return the Existing Report).',
+			'The choices: createAnother (Create Another Report), reanalyzeExisting (Re-Analyze the Existing Report), reanalyzeIfOlder (Re-Analyze the Existing Report if Older Than), returnExisting (Return the Existing Report).',
 		);
 		expect(apiRequests(server())).toHaveLength(0);
 	});
