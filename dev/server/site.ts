@@ -150,8 +150,8 @@ export interface SiteFile {
 	body: Buffer;
 }
 
-function sent(text: string | Buffer, how: Sent): SiteFile {
-	const file = how.gzipFile && typeof text === 'string' ? gzipSync(text) : Buffer.from(text);
+function sent(text: string, how: Sent): SiteFile {
+	const file = how.gzipFile ? gzipSync(text) : Buffer.from(text);
 	const encoding: Record<string, string> = how.encoding ? { 'Content-Encoding': how.encoding } : {};
 	return { status: 200, headers: { 'Content-Type': how.type, ...encoding }, body: how.encoding ? gzipSync(file) : file };
 }
@@ -168,7 +168,7 @@ export function siteFile(path: string, siteUrl: string): SiteFile {
 	if (sitemap) return sent(urlSet(sitemap.pages), sitemap.sent);
 	const deep = /^sitemap-deep-(\d+)\.xml$/.exec(name);
 	if (deep) return sent(sitemapIndex(siteUrl, [deepIndexFile(Number(deep[1]) + 1)]), { type: XML_TYPE });
-	if (name === BIG_SITEMAP_FILE) return sent(bigSitemapBytes(), { type: 'application/gzip', gzipFile: true });
+	if (name === BIG_SITEMAP_FILE) return { status: 200, headers: { 'Content-Type': 'application/gzip' }, body: bigSitemapBytes() };
 	return { status: 404, headers: { 'Content-Type': 'text/html; charset=UTF-8' }, body: Buffer.from(NOT_FOUND_PAGE) };
 }
 
