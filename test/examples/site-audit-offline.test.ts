@@ -245,7 +245,7 @@ describe('examples/site-audit-offline.json', () => {
 		const CHANGED_FRESH_PAGE = 'https://www.brewshop.example/about';
 		let first: ReportState[];
 		let rerun: RunResult;
-		let rerunWrites: string[];
+		let rerunRequests: string[];
 		let rerunSummary: string;
 		let beforeWeekly: ReportState[];
 		let weekly: RunResult;
@@ -255,7 +255,7 @@ describe('examples/site-audit-offline.json', () => {
 			first = server.reports();
 			server.clearRequests();
 			rerun = await run();
-			rerunWrites = writes().map((request) => `${request.method} ${request.status}`);
+			rerunRequests = apiRequests(server).map((request) => `${request.method} ${request.path} ${request.status}`);
 			rerunSummary = siteAuditSummary(server, first, { pages: audited(rerun), errors: errorsOf(rerun) });
 
 			server.changePage(CHANGED_PAGE, { quality: 0.6 });
@@ -271,8 +271,8 @@ describe('examples/site-audit-offline.json', () => {
 
 		it('right after a finished audit: analyzes nothing, every page fresh from the earlier run', () => {
 			expect(rerun.error).toBeUndefined();
-			// The gone page has no report, so it is tried again; phpRank refuses it as before.
-			expect(rerunWrites).toEqual(['POST 422']);
+			// The one read of the site's reports; the gone page has no report, so it is tried again, and refused as before.
+			expect(rerunRequests).toEqual(['GET /api/v1/reports 200', 'POST /api/v1/reports 422']);
 			expect([...outcomesOf(rerun).values()].sort()).toEqual([...livePages.map(() => 'existing'), 'failed'].sort());
 			expect(server.reports().filter((report) => !AGED_PAGES.includes(report.targetUrl)).map((report) => report.generatedAt)).toEqual(
 				first.filter((report) => !AGED_PAGES.includes(report.targetUrl)).map((report) => report.generatedAt),
@@ -291,6 +291,7 @@ describe('examples/site-audit-offline.json', () => {
 			expect(writes().map((request) => `${request.method} ${request.rawPath} ${request.status}`).sort()).toEqual(
 				[...aged.map((report) => `PUT /api/v1/reports/${report.id} 200`), 'POST /api/v1/reports 422'].sort(),
 			);
+			expect(apiRequests(server).filter((request) => request.method === 'GET')).toHaveLength(1);
 			const outcomes = outcomesOf(weekly);
 			expect(livePages.map((url) => outcomes.get(url))).toEqual(livePages.map((url) => (AGED_PAGES.includes(url) ? 'reanalyzed' : 'existing')));
 		});
