@@ -5,8 +5,8 @@
  * sends a `.gz` file, one with the gzip only the transfer's and one gzipped twice. The pages are
  * www.brewshop.example's (a reserved name): the analysis scores them from their URL, as it does any page, which gives
  * the shop good, decent and bad pages; one listed page is gone, and fetching it fails as it would in phpRank.
- * Besides: an index listing that index again, an endless chain of indexes, and a sitemap of 50,000 URLs (the
- * protocol's maximum), made when first asked for.
+ * Besides: an index listing that index again, an endless chain of indexes, a news feed (XML, no sitemap), and a
+ * sitemap of 50,000 URLs (the protocol's maximum), made when first asked for.
  */
 import { gzipSync } from 'node:zlib';
 
@@ -89,6 +89,11 @@ export const SITE_INDEXES: readonly SiteIndex[] = [
 /** `sitemap-deep-<n>.xml` is an index listing `sitemap-deep-<n+1>.xml`: nesting with no end. */
 export const deepIndexFile = (n: number) => `sitemap-deep-${n}.xml`;
 
+/** The shop's news feed: XML, but no sitemap (a feed is sometimes given where a sitemap is asked for). */
+export const FEED_FILE = 'feed.xml';
+
+const FEED = `<?xml version="1.0" encoding="UTF-8"?>\n<rss version="2.0">\n  <channel>\n    <title>Brew shop news</title>\n    <link>https://www.brewshop.example/blog</link>\n  </channel>\n</rss>\n`;
+
 /** A sitemap of 50,000 pages, the most one may list, gzipped as large sites serve them. */
 export const BIG_SITEMAP_FILE = 'sitemap-50000.xml.gz';
 export const BIG_SITEMAP_SIZE = 50_000;
@@ -168,6 +173,7 @@ export function siteFile(path: string, siteUrl: string): SiteFile {
 	if (sitemap) return sent(urlSet(sitemap.pages), sitemap.sent);
 	const deep = /^sitemap-deep-(\d+)\.xml$/.exec(name);
 	if (deep) return sent(sitemapIndex(siteUrl, [deepIndexFile(Number(deep[1]) + 1)]), { type: XML_TYPE });
+	if (name === FEED_FILE) return sent(FEED, { type: 'application/rss+xml; charset=UTF-8' });
 	if (name === BIG_SITEMAP_FILE) return { status: 200, headers: { 'Content-Type': 'application/gzip' }, body: bigSitemapBytes() };
 	return { status: 404, headers: { 'Content-Type': 'text/html; charset=UTF-8' }, body: Buffer.from(NOT_FOUND_PAGE) };
 }

@@ -10,6 +10,7 @@ import {
 	BIG_SITEMAP_SIZE,
 	bigSitemapPage,
 	deepIndexFile,
+	FEED_FILE,
 	GONE_PAGES,
 	GZIPPED_INDEX_FILE,
 	NESTED_INDEX_FILE,
@@ -236,6 +237,19 @@ describe('examples/site-audit-offline.json', () => {
 				'follows. Give Sitemap to audit the inner indexes instead, one item each; the run only read sitemaps, so running it again is safe',
 		);
 		expect(siteRequests()).toEqual(fetched([1, 2, 3, 4, 5].map(deepIndexFile)));
+		expect(apiRequests(server)).toEqual([]);
+	});
+
+	it('stops before any report, naming the file, when a file it reads is no sitemap', async () => {
+		server.reset();
+		const result = await run(FEED_FILE);
+
+		expect(result.run.data.resultData.lastNodeExecuted).toBe('Not a sitemap');
+		expect(result.error?.message).toBe(
+			`${siteUrl()}/${FEED_FILE} is not a sitemap: it has no <urlset> or <sitemapindex>. Give Sitemap to audit the address of a sitemap or ` +
+				'sitemap index (robots.txt names it); the run only read sitemaps, so running it again is safe',
+		);
+		expect(siteRequests()).toEqual(fetched([FEED_FILE]));
 		expect(apiRequests(server)).toEqual([]);
 	});
 

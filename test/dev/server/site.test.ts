@@ -8,6 +8,7 @@ import {
 	BIG_SITEMAP_SIZE,
 	bigSitemapPage,
 	deepIndexFile,
+	FEED_FILE,
 	GONE_PAGES,
 	GZIPPED_INDEX_FILE,
 	NESTED_INDEX_FILE,
@@ -121,6 +122,14 @@ describe('the fixture site the server serves under /__site/', () => {
 
 		expect(file.status).toBe(200);
 		expect(locs(xmlOf(file))).toEqual([`${siteUrl()}/${deepIndexFile(8)}`]);
+	});
+
+	it('serves a news feed: XML, but no sitemap', async () => {
+		const file = await fetchSite(FEED_FILE);
+
+		expect(file).toMatchObject({ status: 200, type: 'application/rss+xml; charset=UTF-8' });
+		expect(xmlOf(file)).toContain('<rss version="2.0">');
+		expect(xmlOf(file)).not.toMatch(/<urlset|<sitemapindex/);
 	});
 
 	it('serves a gzipped sitemap of 50,000 different pages, within the protocol\'s 50 MB', async () => {
