@@ -151,6 +151,19 @@ export function seedReportsWithChangedPages(server: PhpRankServer): void {
 
 const IMPORTANCES = ['high', 'medium', 'low'] as const;
 
+/** What a site audit did with a page's report: made it, analyzed it again, or found it fresh enough to keep. */
+export type SiteAuditOutcome = 'created' | 'reanalyzed' | 'existing';
+
+/**
+ * What the audit did with `report`, told from the server's reports before the run: a report it did not hold was
+ * created, one analyzed since was re-analyzed, one untouched was fresh.
+ */
+export function siteAuditOutcome(before: ReportState[], report: ReportState): SiteAuditOutcome {
+	const previous = before.find((candidate) => candidate.id === report.id);
+	if (!previous) return 'created';
+	return previous.generatedAt === report.generatedAt ? 'existing' : 'reanalyzed';
+}
+
 /**
  * The summary the site audit examples make of a run over the fixture site (dev/server/site.ts), from the server's
  * reports before and after it: `pages` in the order the run audited them, `errors` the message of each page that failed.
@@ -159,11 +172,17 @@ export function siteAuditSummary(server: PhpRankServer, before: ReportState[], r
 	const newest = (reports: ReportState[], url: string) =>
 		reports.filter((report) => report.targetUrl === url).reduce<ReportState | undefined>((last, report) => (last && last.id > report.id ? last : report), undefined);
 	const reportUrl = (report: ReportState) => `${server.url}/reports/${report.id}`;
-	const audited = run.pages.filter((url) => !run.errors.has(url)).map((url) => ({ url, report: newest(server.reports(), url)! }));
+	const audited = run.pages
+		.filter((url) => !run.errors.has(url))
+		.map((url) => {
+			const report = newest(server.reports(), url)!;
+			return { url, report, outcome: siteAuditOutcome(before, report) };
+		});
 	const count = (grade: string) => audited.filter(({ report }) => resultBandOf(report.result) === grade).length;
-	const newlyFailing = audited.flatMap(({ url, report }) => {
-		const previous = before.find((candidate) => candidate.id === report.id);
-		if (!previous) return [];
+	const counted = (outcome: SiteAuditOutcome) => audited.filter((page) => page.outcome === outcome).length;
+	const newlyFailing = audited.flatMap(({ url, report, outcome }) => {
+		if (outcome !== 'reanalyzed') return [];
+		const previous = before.find((candidate) => candidate.id === report.id)!;
 		const failedBefore = failedChecks(previous.targetUrl, previous.quality);
 		const failedNow = failedChecks(report.targetUrl, report.quality);
 		const parts = IMPORTANCES.map((importance) => [importance, failedNow[importance].filter((name) => !failedBefore[importance].includes(name))] as const)
@@ -175,11 +194,12 @@ export function siteAuditSummary(server: PhpRankServer, before: ReportState[], r
 	const failed = [...run.errors].map(([url, error]) => `• ${url}: ${error.split('\n')[0].replace(/:$/, '')}`);
 	const lines = (list: string[]) => (list.length ? list.join('\n') : 'none');
 	return [
-		`*SEO audit of ${new URL(SITE_ORIGIN).hostname.replace(/^www\./, '')}*: ${audited.length} pages analyzed: ${count('good')} good, ${count('decent')} decent, ${count('bad')} bad` +
+		`*SEO audit of ${new URL(SITE_ORIGIN).hostname.replace(/^www\./, '')}*: ${audited.length} pages: ${count('good')} good, ${count('decent')} decent, ${count('bad')} bad` +
 			`${failed.length ? `; ${failed.length} could not be analyzed` : ''}.`,
+		`Analyzed in this run: ${counted('created')} new, ${counted('reanalyzed')} re-analyzed; ${counted('existing')} fresh from earlier runs.`,
 		'*Worst pages*',
 		lines(worst.map(({ url, report }) => `• ${url}: ${report.result}/100 (${resultBandOf(report.result)}) ${reportUrl(report)}`)),
-		'*Checks newly failing since the last audit*',
+		'*Checks newly failing on the re-analyzed pages*',
 		lines(newlyFailing),
 		'*Could not be analyzed*',
 		lines(failed),

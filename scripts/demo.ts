@@ -4,8 +4,9 @@
  * to show that the second run creates nothing, and shows the CSV file it wrote the results into. Then two of the pages change on the server, and
  * examples/scheduled-reanalysis-offline.json re-analyzes every report and prints its alerts: the checks that
  * newly fail, the score change and the link. Last, examples/site-audit-offline.json audits a small shop from its
- * sitemaps, which the bundled server serves, twice: a page changes in between, and the second summary lists the
- * checks it newly fails. Offline: no build step, no n8n instance, no network beyond 127.0.0.1.
+ * sitemaps (an index with a gzipped index nested in it), which the bundled server serves, three times: right after
+ * the first run every page is fresh and nothing is analyzed; a week later a page has changed, every report is
+ * re-analyzed, and the summary lists the checks the changed page newly fails. Offline: no build step, no n8n instance, no network beyond 127.0.0.1.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -14,7 +15,7 @@ import path from 'node:path';
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { startPhpRankServer } from '../dev/server';
-import { SITEMAP_FILES } from '../dev/server/site';
+import { SITE_INDEX_FILE, sitemapFilesFrom } from '../dev/server/site';
 import { runWorkflow } from '../dev/engine';
 import { allowExampleFiles, loadExampleWorkflow, qualityLosingAHighCheckOnly, RESULTS_FILE, sourceIndex } from '../dev/examples';
 
@@ -22,6 +23,7 @@ const WORKFLOW_FILE = 'spreadsheet-to-seo-reports-offline.json';
 const REANALYSIS_FILE = 'scheduled-reanalysis-offline.json';
 const SITE_AUDIT_FILE = 'site-audit-offline.json';
 const CHANGED_SITE_PAGE = 'https://www.brewshop.example/pricing';
+const WEEK_SECONDS = 7 * 86_400;
 const ROWS_NODE = 'Extract rows';
 const REPORT_NODE = 'Create SEO report';
 const ALERT_NODE = 'Build alert message';
@@ -160,20 +162,27 @@ async function main(): Promise<void> {
 			if (result.error) throw new Error(`the site audit stopped at "${result.run.data.resultData.lastNodeExecuted ?? 'a node'}": ${result.error.message}`);
 			const outcomes = result.output('Audit page').map(({ json }) => String(json.outcome ?? 'failed'));
 			const sent = server.requests.slice(before);
-			const counts = ['created', 'reanalyzed', 'failed'].map((outcome) => `${count(outcomes, (entry) => entry === outcome)} ${outcome}`).join(', ');
+			const counts = ['created', 'reanalyzed', 'existing', 'failed'].map((outcome) => `${count(outcomes, (entry) => entry === outcome)} ${outcome}`).join(', ');
 			console.log(
 				`${result.output('Each page once').length} pages, ${counts}; the server received ${count(sent, (request) => request.path.startsWith('/__site/'))} sitemap ` +
 					`requests and ${count(sent, (request) => request.path.startsWith('/api/'))} API requests. The summary:`,
 			);
 			console.log(indented(result.output('Build summary').flatMap(({ json }) => String(json.text).split('\n'))));
 		};
+		const sitemaps = sitemapFilesFrom(SITE_INDEX_FILE).slice(1);
 		console.log(
-			`\nRunning examples/${SITE_AUDIT_FILE}: the sitemap index ${new URL(server.url).origin}/__site/sitemap.xml and its ` +
-				`${SITEMAP_FILES.length} sitemaps (${SITEMAP_FILES.filter((file) => file.endsWith('.gz')).join(', ')} gzipped).`,
+			`\nRunning examples/${SITE_AUDIT_FILE}: the sitemap index ${new URL(server.url).origin}/__site/${SITE_INDEX_FILE} leads to ` +
+				`${sitemaps.length} files (${sitemaps.join(', ')}), one of them an index.`,
 		);
 		await audit();
+		console.log('\nThe same audit again, right away: every report is fresh (analyzed within 6 days).');
+		await audit();
+		server.ageReports(
+			server.reports().map((report) => report.id),
+			WEEK_SECONDS,
+		);
 		server.changePage(CHANGED_SITE_PAGE, { quality: 0.6 });
-		console.log(`\nThe page ${CHANGED_SITE_PAGE} changes. The next audit:`);
+		console.log(`\nA week later (the server makes every report 7 days older), the page ${CHANGED_SITE_PAGE} has changed. The weekly audit:`);
 		await audit();
 	} finally {
 		await server.close();

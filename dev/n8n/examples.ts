@@ -56,6 +56,7 @@ const OFFLINE_NODE_TYPES = new Set(
 		'compareDatasets',
 		'renameKeys',
 		'itemLists',
+		'stopAndError',
 	].map((name) => `n8n-nodes-base.${name}`),
 );
 

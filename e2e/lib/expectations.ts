@@ -11,7 +11,7 @@ import { readCsv, resultsRow, RESULTS_FILE, seedReportsWithChangedPages, siteAud
 import { failedChecks } from '../../dev/server/analysis';
 import { parseReportTarget } from '../../dev/server/reportUrl';
 import { resultBandOf } from '../../dev/server/listQuery';
-import { GONE_PAGES, SITE_PAGES, SITEMAP_FILES, SITEMAPS } from '../../dev/server/site';
+import { GONE_PAGES, SITE_INDEX_FILE, SITE_INDEXES, SITE_PAGES, sitemapFilesFrom, SITEMAPS } from '../../dev/server/site';
 
 interface ExampleExpectation {
 	/** Brings the server into the state the checks assume. */
@@ -249,30 +249,48 @@ const projectDigestOffline: ExampleExpectation = {
 
 const LIVE_SITE_PAGES = SITE_PAGES.filter((url) => !GONE_PAGES.includes(url));
 const CHANGED_SITE_PAGE = 'https://www.brewshop.example/pricing';
+/** The pages whose reports were last analyzed a week ago; the others' reports are fresh. */
+const STALE_SITE_PAGES = [CHANGED_SITE_PAGE, 'https://www.brewshop.example/blog/cold-brew', 'https://www.brewshop.example/products/french-press'];
+const WEEK_SECONDS = 7 * 86_400;
 
-/** The audit a week after the last: the site's pages have reports, one page changed since. */
+/** The weekly audit: the site's pages have reports, three of them analyzed a week ago, one of those pages changed since. */
 const siteAuditOffline: ExampleExpectation = {
 	prepare(server) {
 		server.reset();
-		server.addReports(LIVE_SITE_PAGES);
+		const ids = server.addReports(LIVE_SITE_PAGES);
+		server.ageReports(
+			ids.filter((_, index) => STALE_SITE_PAGES.includes(LIVE_SITE_PAGES[index])),
+			WEEK_SECONDS,
+		);
 		server.changePage(CHANGED_SITE_PAGE, { quality: 0.6 });
 	},
 	verify(execution, server, before) {
 		const fetched = server.requests.filter((request) => request.path.startsWith('/__site/')).map((request) => `${request.path} ${request.status}`);
-		assertEqual(fetched, ['/__site/sitemap.xml 200', ...SITEMAP_FILES.map((file) => `/__site/${file} 200`)], 'sitemap index and sitemaps fetched, once each');
+		const files = sitemapFilesFrom(SITE_INDEX_FILE);
+		assertEqual(fetched, files.map((file) => `/__site/${file} 200`), 'sitemap index, the index nested in it and the sitemaps fetched, once each');
 		const pages = itemsOf(execution, 'Each page once').map((item) => String(item.url));
 		assertEqual(sorted(pages), sorted([...SITE_PAGES]), 'pages audited: every page of every sitemap, the gzipped ones too, once each');
-		const unzipped = SITEMAPS.filter((sitemap) => sitemap.gzipped && !sitemap.gzipped.encoding);
-		assertEqual(itemsOf(execution, 'Unzip sitemap').length, unzipped.length, `sitemaps unzipped (those sent as gzip bytes: ${unzipped.map((sitemap) => sitemap.gzipped?.type).join(', ')})`);
+		const gzipFiles = [...SITE_INDEXES, ...SITEMAPS].filter((file) => files.includes(file.file) && file.sent.gzipFile);
+		assertEqual(itemsOf(execution, 'Unzip sitemap').length, gzipFiles.length, `files unzipped (the gzip files: ${gzipFiles.map((file) => file.file).join(', ')})`);
 		const audits = itemsOf(execution, 'Audit page');
 		const errors = new Map(audits.flatMap((item, index) => (item.error ? [[pages[index], String(item.error)]] : [])));
 		assertEqual([...errors.keys()], [...GONE_PAGES], 'pages that failed (the one that answers 404)');
-		assertEqual(audits.filter((item) => !item.error).map((item) => item.outcome), LIVE_SITE_PAGES.map(() => 'reanalyzed'), 'outcome of each page');
+		const outcomes = new Map(audits.map((item, index) => [pages[index], item.outcome]));
+		assertEqual(
+			LIVE_SITE_PAGES.map((url) => outcomes.get(url)),
+			LIVE_SITE_PAGES.map((url) => (STALE_SITE_PAGES.includes(url) ? 'reanalyzed' : 'existing')),
+			'outcome of each page (re-analyzed if analyzed more than 6 days ago)',
+		);
+		const stale = before.reports.filter((report) => STALE_SITE_PAGES.includes(report.targetUrl));
+		const writes = server.requests.filter((request) => request.path.startsWith('/api/') && request.method !== 'GET').map((request) => `${request.method} ${request.path}`);
+		assertEqual(sorted(writes), sorted([...stale.map((report) => `PUT /api/v1/reports/${report.id}`), 'POST /api/v1/reports']), 'writes: a re-analysis of each stale report, the gone page tried');
 		assertEqual(server.reports().map((report) => report.id), before.reports.map((report) => report.id), 'reports on the server (none created)');
 		const summary = itemsOf(execution, 'Build summary');
 		assertEqual(summary.map((item) => item.text), [siteAuditSummary(server, before.reports, { pages, errors })], 'the summary');
-		assert(String(summary[0].text).includes(`newly failing since the last audit*\n• ${CHANGED_SITE_PAGE}: `), 'the summary lists no check newly failing on the changed page');
-		return `${pages.length} pages from ${SITEMAP_FILES.length} sitemaps (${unzipped.length} unzipped): ${LIVE_SITE_PAGES.length} re-analyzed, ${errors.size} failed, checks newly failing on ${CHANGED_SITE_PAGE}`;
+		const text = String(summary[0].text);
+		assert(text.includes(`\nAnalyzed in this run: 0 new, ${stale.length} re-analyzed; ${LIVE_SITE_PAGES.length - stale.length} fresh from earlier runs.\n`), 'the summary does not count the re-analyzed and fresh pages');
+		assert(text.includes(`newly failing on the re-analyzed pages*\n• ${CHANGED_SITE_PAGE}: `), 'the summary lists no check newly failing on the changed page');
+		return `${pages.length} pages from ${files.length} files (${gzipFiles.length} unzipped): ${stale.length} re-analyzed, ${LIVE_SITE_PAGES.length - stale.length} fresh, ${errors.size} failed, checks newly failing on ${CHANGED_SITE_PAGE}`;
 	},
 };
 

@@ -1,9 +1,24 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
+import type { INodeExecutionData } from 'n8n-workflow';
+
 import { startPhpRankServer } from '../../dev/server';
 import type { PhpRankServer, ReportState } from '../../dev/server';
-import { GONE_PAGES, NESTED_INDEX_FILE, NESTED_INDEX_LISTS, SITE_PAGES, SITEMAP_FILES, SITEMAPS } from '../../dev/server/site';
+import {
+	BIG_SITEMAP_FILE,
+	BIG_SITEMAP_SIZE,
+	bigSitemapPage,
+	deepIndexFile,
+	FEED_FILE,
+	GONE_PAGES,
+	GZIPPED_INDEX_FILE,
+	NESTED_INDEX_FILE,
+	SITE_INDEX_FILE,
+	SITE_PAGES,
+	sitemapFilesFrom,
+	SITEMAPS,
+} from '../../dev/server/site';
 import { EXAMPLES_DIR, loadExampleWorkflow, siteAuditSummary } from '../../dev/examples';
 import { runWorkflow } from '../../dev/engine';
 import type { RunResult, WorkflowFixture } from '../../dev/engine';
@@ -12,27 +27,42 @@ import { apiRequests } from '../support/phpRank';
 
 const WORKFLOW_FILE = 'site-audit-offline.json';
 const CHANGED_PAGE = 'https://www.brewshop.example/pricing';
+const DAY_SECONDS = 86_400;
+/** The nodes from the phpRank node on: left out where only the reading of sitemaps is checked. */
+const AUDIT_NODES = ['Audit page', 'Page result', 'Pages per site', 'Build summary'];
 
 let server: PhpRankServer;
 
-/** The example run as it is, or on another sitemap of the fixture site. */
-async function run(sitemapFile?: string) {
+const siteUrl = () => `${new URL(server.url).origin}/__site`;
+
+/** The example run as it is, or on another file of the fixture site; `readOnly` stops it before the phpRank node. */
+async function run(sitemapFile?: string, { readOnly = false } = {}) {
 	const workflow = loadExampleWorkflow(WORKFLOW_FILE, { server });
 	if (sitemapFile) {
 		const [assignment] = (workflow.nodes.find((node) => node.name === 'Sitemap to audit')!.parameters.assignments as { assignments: Array<{ value: string }> }).assignments;
-		assignment.value = `${new URL(server.url).origin}/__site/${sitemapFile}`;
+		assignment.value = `${siteUrl()}/${sitemapFile}`;
+	}
+	if (readOnly) {
+		workflow.nodes = workflow.nodes.filter((node) => !AUDIT_NODES.includes(node.name));
+		delete workflow.connections['Each page once'];
 	}
 	return await runWorkflow(workflow, { credentials: { phpRankApi: { baseUrl: server.url, apiKey: server.apiKey } } });
 }
 const livePages = SITE_PAGES.filter((url) => !GONE_PAGES.includes(url));
 const audited = (result: RunResult) => result.output('Each page once').map((item) => String(item.json.url));
+/** The items a node emitted on an output over all its runs: the nodes reading sitemaps run once per level of indexes. */
+const everyRun = (result: RunResult, nodeName: string, outputIndex = 0): INodeExecutionData[] =>
+	(result.run.data.resultData.runData[nodeName] ?? []).flatMap((taskData) => taskData.data?.main?.[outputIndex] ?? []);
 /** The message each failed page's item carries, by page URL. */
 function errorsOf(result: RunResult): Map<string, string> {
 	const pages = audited(result);
 	return new Map(result.output('Audit page').flatMap((item, index) => (item.json.error ? [[pages[index], String(item.json.error)]] : [])));
 }
+const outcomesOf = (result: RunResult) => new Map(result.output('Audit page').map((item, index) => [audited(result)[index], item.json.outcome ?? 'failed']));
 const summaries = (result: RunResult) => result.output('Build summary').map((item) => item.json);
 const siteRequests = () => server.requests.filter((request) => request.path.startsWith('/__site/')).map((request) => `${request.method} ${request.path} ${request.status}`);
+const fetched = (files: string[]) => files.map((file) => `GET /__site/${file} 200`);
+const writes = () => apiRequests(server).filter((request) => request.method !== 'GET');
 
 beforeAll(async () => {
 	server = await startPhpRankServer();
@@ -58,8 +88,9 @@ describe('examples/site-audit-offline.json', () => {
 		// The end-to-end suite runs it with n8n execute: it fetches from the bundled server alone.
 		expect(JSON.stringify(offline)).toContain(`${EXAMPLE_SERVER_ORIGIN}/__site/sitemap.xml`);
 		expect(loadExamples().find((example) => example.file === WORKFLOW_FILE)?.offline).toBe(true);
+		// A weekly audit: a page analyzed within 6 days is not analyzed again.
 		expect(offline.nodes.find((node) => node.name === 'Audit page')).toMatchObject({
-			parameters: { ifReportExists: 'reanalyzeExisting' },
+			parameters: { ifReportExists: 'reanalyzeIfOlder', reanalyzeAfter: 6, reanalyzeAfterUnit: 'days' },
 			onError: 'continueRegularOutput',
 		});
 	});
@@ -71,38 +102,47 @@ describe('examples/site-audit-offline.json', () => {
 			result = await run();
 		});
 
-		it('follows the sitemap index to each of its sitemaps once, the gzipped ones too', () => {
+		it('follows the sitemap index and the gzipped index listed in it to each sitemap, once each, level by level', () => {
 			expect(result.error).toBeUndefined();
-			expect(siteRequests()).toEqual([
-				'GET /__site/sitemap.xml 200',
-				...SITEMAP_FILES.map((file) => `GET /__site/${file} 200`),
-			]);
+			expect(siteRequests()).toEqual(
+				fetched([
+					'sitemap.xml',
+					'sitemap-pages.xml',
+					'sitemap-shop.xml.gz',
+					'sitemap-blog.xml.gz',
+					'sitemap-archive.xml.gz',
+					'sitemap-guides.xml.gz',
+					'sitemap-products.xml.gz',
+					'sitemap-accessories.xml.gz',
+				]),
+			);
+			expect(result.run.data.resultData.runData['Read sitemap']).toHaveLength(3);
 		});
 
 		it('audits every page the sitemaps list, once each: those of each gzipped sitemap too, the page listed twice once', () => {
 			const listed = result.output('One item per page').map((item) => String(item.json.url));
 			const pages = audited(result);
 
-			expect(listed.length).toBeGreaterThan(SITE_PAGES.length);
+			expect(listed.length).toBe(SITE_PAGES.length + 1);
 			expect([...new Set(listed)].sort()).toEqual([...SITE_PAGES].sort());
 			expect([...pages].sort()).toEqual([...SITE_PAGES].sort());
 			expect(new Set(pages).size).toBe(pages.length);
 			for (const sitemap of SITEMAPS) expect(pages).toEqual(expect.arrayContaining(sitemap.pages));
 		});
 
-		it('unzips each sitemap that arrives as gzip bytes, whatever its Content-Type, and no other', () => {
-			// One sent with Content-Encoding: gzip arrives as XML, its .gz name notwithstanding.
-			const sentAsGzipBytes = SITEMAPS.filter((sitemap) => sitemap.gzipped && !sitemap.gzipped.encoding);
+		it('unzips each file that is gzip once HTTP has undone any Content-Encoding, whatever its Content-Type, and no other', () => {
+			const unzipped = everyRun(result, 'Unzip sitemap').map((item) => item.binary?.unzipped_0?.fileName);
+			const gzipFiles = SITEMAPS.filter((sitemap) => sitemap.sent.gzipFile);
 
-			expect(sentAsGzipBytes.map((sitemap) => sitemap.gzipped?.type)).toEqual(['application/gzip', 'application/x-gzip', 'application/octet-stream']);
-			expect(result.output('Unzip sitemap')).toHaveLength(sentAsGzipBytes.length);
-			expect(result.output('Gzipped?', 1)).toHaveLength(SITEMAPS.length - sentAsGzipBytes.length);
+			// The guides sitemap is a .gz file sent with Content-Encoding: gzip too; the archive only the latter.
+			expect(gzipFiles.map((sitemap) => sitemap.file)).toEqual(['sitemap-products.xml.gz', 'sitemap-accessories.xml.gz', 'sitemap-blog.xml.gz', 'sitemap-guides.xml.gz']);
+			expect(unzipped).toHaveLength(gzipFiles.length + 1);
+			expect(everyRun(result, 'Gzipped?', 1)).toHaveLength(3);
+			expect(everyRun(result, 'Parse sitemap').filter((item) => item.json.urlset)).toHaveLength(SITEMAPS.length);
 		});
 
 		it('creates one report per page that can be fetched, and reports the gone page as failed', () => {
-			const reports = server.reports();
-
-			expect(reports.map((report) => report.targetUrl).sort()).toEqual([...livePages].sort());
+			expect(server.reports().map((report) => report.targetUrl).sort()).toEqual([...livePages].sort());
 			expect(
 				result
 					.output('Audit page')
@@ -112,12 +152,10 @@ describe('examples/site-audit-offline.json', () => {
 			expect([...errorsOf(result).keys()]).toEqual(GONE_PAGES);
 			expect(errorsOf(result).get(GONE_PAGES[0])).toContain('the page answered 404 Not Found');
 			expect(errorsOf(result).get(GONE_PAGES[0])).not.toMatch(/[<>]/);
-			expect(apiRequests(server).filter((request) => request.method === 'POST').map((request) => request.status).sort()).toEqual(
-				[...livePages.map(() => 201), 422].sort(),
-			);
+			expect(writes().map((request) => `${request.method} ${request.status}`).sort()).toEqual([...livePages.map(() => 'POST 201'), 'POST 422'].sort());
 		});
 
-		it('sums the site up in one message: pages by grade, the worst pages with their links, the failed page', () => {
+		it('sums the site up in one message: pages by grade, what this run analyzed, the worst pages with their links, the failed page', () => {
 			const [summary, ...more] = summaries(result);
 			const text = String(summary.text);
 
@@ -125,69 +163,164 @@ describe('examples/site-audit-offline.json', () => {
 			expect(summary.site).toBe('brewshop.example');
 			expect(text).toBe(siteAuditSummary(server, [], { pages: audited(result), errors: errorsOf(result) }));
 			// The fixture site has pages of every grade, so each count means something.
-			expect(text).toMatch(/: 12 pages analyzed: [1-9]\d* good, [1-9]\d* decent, [1-9]\d* bad; 1 could not be analyzed\./);
-			expect(text).toContain('*Checks newly failing since the last audit*\nnone');
+			expect(text).toMatch(new RegExp(`: ${livePages.length} pages: [1-9]\\d* good, [1-9]\\d* decent, [1-9]\\d* bad; 1 could not be analyzed\\.\nAnalyzed in this run: ${livePages.length} new, 0 re-analyzed; 0 fresh from earlier runs\\.\n`));
+			expect(text).toContain('*Checks newly failing on the re-analyzed pages*\nnone');
 		});
 	});
 
-	it('reads a sitemap that is not an index as the only sitemap', async () => {
-		server.reset();
-		const result = await run(SITEMAP_FILES[0]);
+	describe('reads every kind of sitemap a site publishes', () => {
+		const readOnly = async (file: string) => {
+			server.reset();
+			const result = await run(file, { readOnly: true });
+			expect(result.error).toBeUndefined();
+			expect(apiRequests(server)).toEqual([]);
+			return { requests: siteRequests(), pages: audited(result) };
+		};
+		const pagesOf = (file: string) => SITEMAPS.find((sitemap) => sitemap.file === file)!.pages;
 
-		expect(result.error).toBeUndefined();
-		expect(siteRequests()).toEqual([`GET /__site/${SITEMAP_FILES[0]} 200`, `GET /__site/${SITEMAP_FILES[0]} 200`]);
-		expect(audited(result)).toEqual(SITE_PAGES.slice(0, 5));
-		expect(server.reports().map((report) => report.targetUrl).sort()).toEqual(SITE_PAGES.slice(0, 5).sort());
+		it('a sitemap that is not an index, as the only sitemap, read once', async () => {
+			expect(await readOnly('sitemap-pages.xml')).toEqual({ requests: fetched(['sitemap-pages.xml']), pages: pagesOf('sitemap-pages.xml') });
+		});
+
+		it('a gzipped sitemap given as the top-level one', async () => {
+			expect(await readOnly('sitemap-products.xml.gz')).toEqual({ requests: fetched(['sitemap-products.xml.gz']), pages: pagesOf('sitemap-products.xml.gz') });
+		});
+
+		it('a .gz sitemap sent with Content-Encoding: gzip as well, gzip inside gzip', async () => {
+			expect(await readOnly('sitemap-guides.xml.gz')).toEqual({ requests: fetched(['sitemap-guides.xml.gz']), pages: pagesOf('sitemap-guides.xml.gz') });
+		});
+
+		it('a gzipped sitemap index given as the top-level one', async () => {
+			const { requests, pages } = await readOnly(GZIPPED_INDEX_FILE);
+
+			expect(requests).toEqual(fetched([GZIPPED_INDEX_FILE, ...sitemapFilesFrom(SITE_INDEX_FILE).slice(1)]));
+			expect([...pages].sort()).toEqual([...SITE_PAGES].sort());
+		});
+
+		it('an index listing an index that lists sitemaps the outer one lists too: each sitemap read once', async () => {
+			const { requests, pages } = await readOnly(NESTED_INDEX_FILE);
+
+			// sitemap-nested.xml lists sitemap-products.xml.gz, sitemap.xml and sitemap-pages.xml; sitemap.xml lists
+			// sitemap-pages.xml again, and its shop index sitemap-products.xml.gz again.
+			expect(requests).toEqual(
+				fetched([
+					'sitemap-nested.xml',
+					'sitemap-products.xml.gz',
+					'sitemap.xml',
+					'sitemap-pages.xml',
+					'sitemap-shop.xml.gz',
+					'sitemap-blog.xml.gz',
+					'sitemap-archive.xml.gz',
+					'sitemap-guides.xml.gz',
+					'sitemap-accessories.xml.gz',
+				]),
+			);
+			expect([...pages].sort()).toEqual([...SITE_PAGES].sort());
+		});
+
+		it('a sitemap of 50,000 pages, the most the protocol allows: each page once', async () => {
+			const { requests, pages } = await readOnly(BIG_SITEMAP_FILE);
+
+			expect(requests).toEqual(fetched([BIG_SITEMAP_FILE]));
+			expect(pages).toHaveLength(BIG_SITEMAP_SIZE);
+			expect(new Set(pages).size).toBe(BIG_SITEMAP_SIZE);
+			expect([pages[0], pages[BIG_SITEMAP_SIZE - 1]]).toEqual([bigSitemapPage(1), bigSitemapPage(BIG_SITEMAP_SIZE)]);
+		});
 	});
 
-	it('stops before any report with an error naming a sitemap index listed in the index, which it does not follow', async () => {
+	it('stops before any report, naming the index it would read, when indexes nest more than 5 levels deep', async () => {
 		server.reset();
-		const result = await run(NESTED_INDEX_FILE);
-		const innerIndex = `${new URL(server.url).origin}/__site/sitemap.xml`;
+		const result = await run(deepIndexFile(1));
 
-		expect(result.run.data.resultData.lastNodeExecuted).toBe('Its page URLs');
-		expect(result.error?.message).toContain(`${innerIndex} is a sitemap index listed in a sitemap index, which is not followed: give Sitemap to audit the inner indexes, one item each, instead of the outer one`);
-		expect(siteRequests()).toEqual([NESTED_INDEX_FILE, ...NESTED_INDEX_LISTS].map((file) => `GET /__site/${file} 200`));
+		expect(result.run.data.resultData.lastNodeExecuted).toBe('Too deep');
+		expect(result.error?.message).toBe(
+			`${siteUrl()}/${deepIndexFile(6)} would be read 6 levels down from Sitemap to audit, deeper than the 5 levels of sitemap indexes this workflow ` +
+				'follows. Give Sitemap to audit the inner indexes instead, one item each; the run only read sitemaps, so running it again is safe',
+		);
+		expect(siteRequests()).toEqual(fetched([1, 2, 3, 4, 5].map(deepIndexFile)));
 		expect(apiRequests(server)).toEqual([]);
 	});
 
-	describe('the next audit, after a page changed', () => {
-		let before: ReportState[];
-		let result: RunResult;
+	it('stops before any report, naming the file, when a file it reads is no sitemap', async () => {
+		server.reset();
+		const result = await run(FEED_FILE);
+
+		expect(result.run.data.resultData.lastNodeExecuted).toBe('Not a sitemap');
+		expect(result.error?.message).toBe(
+			`${siteUrl()}/${FEED_FILE} is not a sitemap: it has no <urlset> or <sitemapindex>. Give Sitemap to audit the address of a sitemap or ` +
+				'sitemap index (robots.txt names it); the run only read sitemaps, so running it again is safe',
+		);
+		expect(siteRequests()).toEqual(fetched([FEED_FILE]));
+		expect(apiRequests(server)).toEqual([]);
+	});
+
+	describe('the weekly audit, run again', () => {
+		const AGED_PAGES = [CHANGED_PAGE, 'https://www.brewshop.example/blog/cold-brew', 'https://www.brewshop.example/products/french-press'];
+		// Changed too, but analyzed within the 6 days: its report stays as it is until it is older.
+		const CHANGED_FRESH_PAGE = 'https://www.brewshop.example/about';
+		let first: ReportState[];
+		let rerun: RunResult;
+		let rerunRequests: string[];
+		let rerunSummary: string;
+		let beforeWeekly: ReportState[];
+		let weekly: RunResult;
 		beforeAll(async () => {
 			server.reset();
 			await run();
-			server.changePage(CHANGED_PAGE, { quality: 0.6 });
-			before = server.reports();
+			first = server.reports();
 			server.clearRequests();
-			result = await run();
-		});
+			rerun = await run();
+			rerunRequests = apiRequests(server).map((request) => `${request.method} ${request.path} ${request.status}`);
+			rerunSummary = siteAuditSummary(server, first, { pages: audited(rerun), errors: errorsOf(rerun) });
 
-		it('re-analyzes each report phpRank holds and creates none', () => {
-			expect(result.error).toBeUndefined();
-			expect(server.reports().map((report) => report.id)).toEqual(before.map((report) => report.id));
-			expect(
-				result
-					.output('Audit page')
-					.filter((item) => !item.json.error)
-					.map((item) => item.json.outcome),
-			).toEqual(livePages.map(() => 'reanalyzed'));
-			const writes = apiRequests(server).filter((request) => request.method !== 'GET');
-			expect(writes.filter((request) => request.method === 'PUT').map((request) => request.rawPath).sort()).toEqual(
-				before.map((report) => `/api/v1/reports/${report.id}`).sort(),
+			server.changePage(CHANGED_PAGE, { quality: 0.6 });
+			server.changePage(CHANGED_FRESH_PAGE, { quality: 0 });
+			server.ageReports(
+				first.filter((report) => AGED_PAGES.includes(report.targetUrl)).map((report) => report.id),
+				6 * DAY_SECONDS + 3600,
 			);
-			expect(writes.filter((request) => request.method === 'POST').map((request) => request.status)).toEqual([422]);
+			beforeWeekly = server.reports();
+			server.clearRequests();
+			weekly = await run();
 		});
 
-		it('lists the checks the changed page newly fails, with its link, and the pages by their new grades', () => {
-			const [summary] = summaries(result);
+		it('right after a finished audit: analyzes nothing, every page fresh from the earlier run', () => {
+			expect(rerun.error).toBeUndefined();
+			// The one read of the site's reports; the gone page has no report, so it is tried again, and refused as before.
+			expect(rerunRequests).toEqual(['GET /api/v1/reports 200', 'POST /api/v1/reports 422']);
+			expect([...outcomesOf(rerun).values()].sort()).toEqual([...livePages.map(() => 'existing'), 'failed'].sort());
+			expect(server.reports().filter((report) => !AGED_PAGES.includes(report.targetUrl)).map((report) => report.generatedAt)).toEqual(
+				first.filter((report) => !AGED_PAGES.includes(report.targetUrl)).map((report) => report.generatedAt),
+			);
+			const text = String(summaries(rerun)[0].text);
+			expect(text).toBe(rerunSummary);
+			expect(text).toContain(`\nAnalyzed in this run: 0 new, 0 re-analyzed; ${livePages.length} fresh from earlier runs.\n`);
+			expect(text).toContain('*Checks newly failing on the re-analyzed pages*\nnone');
+		});
+
+		it('a week on: re-analyzes exactly the reports analyzed more than 6 days ago, creates none', () => {
+			const aged = beforeWeekly.filter((report) => AGED_PAGES.includes(report.targetUrl));
+
+			expect(weekly.error).toBeUndefined();
+			expect(server.reports().map((report) => report.id)).toEqual(first.map((report) => report.id));
+			expect(writes().map((request) => `${request.method} ${request.rawPath} ${request.status}`).sort()).toEqual(
+				[...aged.map((report) => `PUT /api/v1/reports/${report.id} 200`), 'POST /api/v1/reports 422'].sort(),
+			);
+			expect(apiRequests(server).filter((request) => request.method === 'GET')).toHaveLength(1);
+			const outcomes = outcomesOf(weekly);
+			expect(livePages.map((url) => outcomes.get(url))).toEqual(livePages.map((url) => (AGED_PAGES.includes(url) ? 'reanalyzed' : 'existing')));
+		});
+
+		it('says how many pages it re-analyzed and how many were fresh, and lists the checks newly failing on the re-analyzed pages only', () => {
+			const text = String(summaries(weekly)[0].text);
 			const changed = server.reports().find((report) => report.targetUrl === CHANGED_PAGE)!;
 
-			expect(summary.text).toBe(siteAuditSummary(server, before, { pages: audited(result), errors: errorsOf(result) }));
-			expect(summary.text).toContain(`*Checks newly failing since the last audit*\n• ${CHANGED_PAGE}: `);
-			expect(summary.text).toContain(`(high)`);
-			expect(summary.text).toContain(`${server.url}/reports/${changed.id}\n*Could not be analyzed*`);
-			expect(changed.result).toBeLessThan(before.find((report) => report.id === changed.id)!.result);
+			expect(text).toBe(siteAuditSummary(server, beforeWeekly, { pages: audited(weekly), errors: errorsOf(weekly) }));
+			expect(text).toContain(`\nAnalyzed in this run: 0 new, ${AGED_PAGES.length} re-analyzed; ${livePages.length - AGED_PAGES.length} fresh from earlier runs.\n`);
+			expect(text).toContain(`*Checks newly failing on the re-analyzed pages*\n• ${CHANGED_PAGE}: `);
+			expect(text).toContain(`${server.url}/reports/${changed.id}\n*Could not be analyzed*`);
+			expect(text).not.toContain(`• ${CHANGED_FRESH_PAGE}: `);
+			expect(changed.result).toBeLessThan(beforeWeekly.find((report) => report.id === changed.id)!.result);
 		});
 	});
 });

@@ -3,7 +3,21 @@ import { request } from 'undici';
 
 import { scorePage } from '../../../dev/server/analysis';
 import { resultBandOf } from '../../../dev/server/listQuery';
-import { GONE_PAGES, NESTED_INDEX_FILE, NESTED_INDEX_LISTS, SITE_PAGES, SITEMAP_FILES, SITEMAPS } from '../../../dev/server/site';
+import {
+	BIG_SITEMAP_FILE,
+	BIG_SITEMAP_SIZE,
+	bigSitemapPage,
+	deepIndexFile,
+	FEED_FILE,
+	GONE_PAGES,
+	GZIPPED_INDEX_FILE,
+	NESTED_INDEX_FILE,
+	SITE_INDEX_FILE,
+	SITE_INDEXES,
+	SITE_PAGES,
+	sitemapFilesFrom,
+	SITEMAPS,
+} from '../../../dev/server/site';
 import { call, useServer } from './helpers';
 
 // A base path and a rate limit of one request: the site is outside the application and counts against nothing.
@@ -21,47 +35,114 @@ const locs = (xml: string) => [...xml.matchAll(/<loc>\s*([^<]*?)\s*<\/loc>/g)].m
 describe('the fixture site the server serves under /__site/', () => {
 	beforeEach(() => server().reset());
 
-	it('serves a sitemap index whose links point to its sitemaps at the address it was asked at', async () => {
-		const index = await fetchSite('sitemap.xml');
+	const siteUrl = () => `${new URL(server().url).origin}/__site`;
+	const GZIP_MAGIC = Buffer.from([0x1f, 0x8b]);
+	const isGzip = (body: Buffer) => body.subarray(0, 2).equals(GZIP_MAGIC);
+	/** The file as a client that undoes Content-Encoding (as n8n's HTTP Request does) gets it. */
+	const received = (file: Awaited<ReturnType<typeof fetchSite>>) => (file.encoding === 'gzip' ? gunzipSync(file.body) : file.body);
+	/** The XML in the file, unzipped if the file itself is gzip. */
+	const xmlOf = (file: Awaited<ReturnType<typeof fetchSite>>) => {
+		const body = received(file);
+		return (isGzip(body) ? gunzipSync(body) : body).toString();
+	};
+	const sending = (file: Awaited<ReturnType<typeof fetchSite>>) => `${file.type}${file.encoding ? `, Content-Encoding ${String(file.encoding)}` : ''}${isGzip(received(file)) ? ', a gzip file' : ''}`;
 
-		expect(index).toMatchObject({ status: 200, type: 'application/xml; charset=UTF-8' });
-		expect(index.body.toString()).toContain('<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">');
-		expect(locs(index.body.toString())).toEqual(SITEMAP_FILES.map((file) => `${new URL(server().url).origin}/__site/${file}`));
+	it('serves its sitemap indexes, listing files at the address the index was asked at: one gzipped, one nested in the top one', async () => {
+		const sent: string[] = [];
+		for (const index of SITE_INDEXES) {
+			const file = await fetchSite(index.file);
+			expect(file.status).toBe(200);
+			sent.push(`${index.file}: ${sending(file)}`);
+			expect(xmlOf(file)).toContain('<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">');
+			expect(locs(xmlOf(file))).toEqual(index.lists.map((name) => `${siteUrl()}/${name}`));
+		}
+
+		expect(sent).toEqual([
+			'sitemap.xml: application/xml; charset=UTF-8',
+			'sitemap.xml.gz: application/gzip, a gzip file',
+			'sitemap-shop.xml.gz: application/gzip, a gzip file',
+			'sitemap-nested.xml: application/xml; charset=UTF-8',
+		]);
+		expect(SITE_INDEXES.find((index) => index.file === GZIPPED_INDEX_FILE)?.lists).toEqual(SITE_INDEXES.find((index) => index.file === SITE_INDEX_FILE)?.lists);
+		expect(SITE_INDEXES.find((index) => index.file === SITE_INDEX_FILE)?.lists).toContain('sitemap-shop.xml.gz');
+		expect(SITE_INDEXES.find((index) => index.file === NESTED_INDEX_FILE)?.lists).toEqual(['sitemap-products.xml.gz', SITE_INDEX_FILE, 'sitemap-pages.xml']);
 	});
 
-	it('serves each sitemap, the .xml.gz ones gzipped as web servers send them; together they list every page, one twice', async () => {
+	it('serves each sitemap as web servers send them; together they list every page, one twice', async () => {
 		const listed: string[] = [];
 		const sent: string[] = [];
-		for (const file of SITEMAP_FILES) {
-			const sitemap = await fetchSite(file);
-			expect(sitemap.status).toBe(200);
-			const gzipped = sitemap.body.subarray(0, 2).equals(Buffer.from([0x1f, 0x8b]));
-			expect(gzipped).toBe(file.endsWith('.gz'));
-			sent.push(`${file}: ${sitemap.type}${sitemap.encoding ? `, Content-Encoding ${String(sitemap.encoding)}` : ''}`);
-			const xml = (gzipped ? gunzipSync(sitemap.body) : sitemap.body).toString();
-			expect(xml).toContain('<urlset');
-			expect(locs(xml)).toEqual(SITEMAPS.find((entry) => entry.file === file)?.pages);
-			listed.push(...locs(xml));
+		for (const sitemap of SITEMAPS) {
+			const file = await fetchSite(sitemap.file);
+			expect(file.status).toBe(200);
+			expect(isGzip(file.body)).toBe(sitemap.file.endsWith('.gz'));
+			sent.push(`${sitemap.file}: ${sending(file)}`);
+			expect(xmlOf(file)).toContain('<urlset');
+			expect(locs(xmlOf(file))).toEqual(sitemap.pages);
+			listed.push(...locs(xmlOf(file)));
 		}
 
 		expect(sent).toEqual([
 			'sitemap-pages.xml: application/xml; charset=UTF-8',
-			'sitemap-products.xml.gz: application/gzip',
-			'sitemap-accessories.xml.gz: application/x-gzip',
-			'sitemap-blog.xml.gz: application/octet-stream',
+			'sitemap-products.xml.gz: application/gzip, a gzip file',
+			'sitemap-accessories.xml.gz: application/x-gzip, a gzip file',
+			'sitemap-blog.xml.gz: application/octet-stream, a gzip file',
 			'sitemap-archive.xml.gz: application/xml; charset=UTF-8, Content-Encoding gzip',
+			'sitemap-guides.xml.gz: application/x-gzip, Content-Encoding gzip, a gzip file',
 		]);
 		expect(listed.length).toBe(SITE_PAGES.length + 1);
-		expect([...new Set(listed)]).toEqual([...SITE_PAGES]);
+		expect(new Set(listed)).toEqual(new Set(SITE_PAGES));
 	});
 
-	it('serves a sitemap index that lists another index among its sitemaps', async () => {
-		const nested = await fetchSite(NESTED_INDEX_FILE);
+	it('leads from its index to every sitemap, each once, level by level', () => {
+		expect(sitemapFilesFrom(SITE_INDEX_FILE)).toEqual([
+			'sitemap.xml',
+			'sitemap-pages.xml',
+			'sitemap-shop.xml.gz',
+			'sitemap-blog.xml.gz',
+			'sitemap-archive.xml.gz',
+			'sitemap-guides.xml.gz',
+			'sitemap-products.xml.gz',
+			'sitemap-accessories.xml.gz',
+		]);
+		expect(sitemapFilesFrom(NESTED_INDEX_FILE)).toEqual([
+			'sitemap-nested.xml',
+			'sitemap-products.xml.gz',
+			'sitemap.xml',
+			'sitemap-pages.xml',
+			'sitemap-shop.xml.gz',
+			'sitemap-blog.xml.gz',
+			'sitemap-archive.xml.gz',
+			'sitemap-guides.xml.gz',
+			'sitemap-accessories.xml.gz',
+		]);
+	});
 
-		expect(nested).toMatchObject({ status: 200, type: 'application/xml; charset=UTF-8' });
-		expect(nested.body.toString()).toContain('<sitemapindex');
-		expect(locs(nested.body.toString())).toEqual(NESTED_INDEX_LISTS.map((file) => `${new URL(server().url).origin}/__site/${file}`));
-		expect(NESTED_INDEX_LISTS).toContain('sitemap.xml');
+	it('serves a chain of sitemap indexes with no end', async () => {
+		const file = await fetchSite(deepIndexFile(7));
+
+		expect(file.status).toBe(200);
+		expect(locs(xmlOf(file))).toEqual([`${siteUrl()}/${deepIndexFile(8)}`]);
+	});
+
+	it('serves a news feed: XML, but no sitemap', async () => {
+		const file = await fetchSite(FEED_FILE);
+
+		expect(file).toMatchObject({ status: 200, type: 'application/rss+xml; charset=UTF-8' });
+		expect(xmlOf(file)).toContain('<rss version="2.0">');
+		expect(xmlOf(file)).not.toMatch(/<urlset|<sitemapindex/);
+	});
+
+	it('serves a gzipped sitemap of 50,000 different pages, within the protocol\'s 50 MB', async () => {
+		const file = await fetchSite(BIG_SITEMAP_FILE);
+		const xml = xmlOf(file);
+		const pages = locs(xml);
+
+		expect(file).toMatchObject({ status: 200, type: 'application/gzip' });
+		expect(isGzip(file.body)).toBe(true);
+		expect(pages).toHaveLength(BIG_SITEMAP_SIZE);
+		expect(new Set(pages).size).toBe(BIG_SITEMAP_SIZE);
+		expect([pages[0], pages[BIG_SITEMAP_SIZE - 1]]).toEqual([bigSitemapPage(1), bigSitemapPage(BIG_SITEMAP_SIZE)]);
+		expect(Buffer.byteLength(xml)).toBeLessThan(50 * 1024 * 1024);
 	});
 
 	it('answers 404 for a file it does not have, and records the requests without counting them against the rate limit', async () => {

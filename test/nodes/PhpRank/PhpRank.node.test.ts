@@ -163,7 +163,7 @@ describe('phpRank node description', () => {
 			['Re-Analyze the Existing Report if Older Than', 'reanalyzeIfOlder'],
 			['Return the Existing Report', 'returnExisting'],
 		]);
-		expect(ifReportExists.description).toMatch(/^What to do when phpRank holds a report of this URL; http or https, www\. and capitals in the host make no difference$/);
+		expect(ifReportExists.description).toMatch(/^What to do when phpRank holds a report of this URL; http or https, www\. and capitals in the host make no difference\.$/);
 		// One sentence under the field: the matching rules are in its tooltip, privacy's rule on Privacy.
 		expect(ifReportExists.hint).toBe('To run the same rows again without duplicates, pick one of the Existing Report choices');
 		expect(property('report', 'create', 'privacy').description).toMatch(/applies only to a new report$/);

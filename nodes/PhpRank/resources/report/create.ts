@@ -90,7 +90,7 @@ const properties: INodeProperties[] = [
 		noDataExpression: false,
 		options: IF_REPORT_EXISTS_OPTIONS,
 		default: 'createAnother',
-		description: 'What to do when phpRank holds a report of this URL; http or https, www. and capitals in the host make no difference',
+		description: 'What to do when phpRank holds a report of this URL; http or https, www. and capitals in the host make no difference.',
 		hint: 'To run the same rows again without duplicates, pick one of the Existing Report choices',
 	},
 	{
