@@ -113,7 +113,8 @@ export class Reachability {
 		this.lastFailure = failure;
 		this.downSince = answeredAt;
 		this.inDoubt = true;
-		this.probePauseMs = FIRST_PROBE_PAUSE_MS;
+		// The probe goes at once; should phpRank fail it too, the pauses after it are a restart's.
+		this.probePauseMs = FIRST_PROBE_PAUSE_MS / PROBE_PAUSE_GROWTH;
 		this.nextProbeAt = answeredAt;
 		this.wakeAll();
 		return answeredAt;
