@@ -264,10 +264,10 @@ export class PhpRankClient {
 		let unreachableSince: number | undefined;
 		// The request's own 5xx from phpRank, until a probe tells whether phpRank failed it alone: one sent after `since`.
 		let failed: { response: IN8nHttpFullResponse; since: number; whileDown: boolean } | undefined;
-		const ownFailure = (response: IN8nHttpFullResponse) =>
-			answerError(context, response, { target: targetOfRequest(), options, attempts: attempt, waitedMs: Date.now() - startedAt });
 		// How many times the request itself was sent and answered or dropped, probes of a write and refusals aside.
 		let attempt = 0;
+		const ownFailure = (response: IN8nHttpFullResponse) =>
+			answerError(context, response, { target: targetOfRequest(), options, attempts: attempt, waitedMs: Date.now() - startedAt });
 		for (;;) {
 			const turn = await reachability.waitTurn({ deadline, isCancelled }, unreachableSince ?? startedAt);
 			if (turn === 'spent') {
