@@ -6,11 +6,11 @@ import { callApi, Settings } from './api';
 import { deploymentFromJson, faultFromJson, rateLimitFromJson } from './control';
 import { BAD_GATEWAY, checkDeployment, GATEWAY_TIMEOUT, RateLimiter, wait, WorkerPool } from './deployment';
 import { faultAnswer, FaultBook, FaultStage } from './faults';
-import { Answer, ApiError, errorBody, errorPage, expectsJson, html, htmlPage, json, Negotiation, recordRequest, renderError } from './http';
+import { Answer, ApiError, errorBody, errorPage, expectsJson, html, htmlPage, json, Negotiation, recordRequest, renderError, serverFailure } from './http';
 import { parseReportTarget } from './reportUrl';
 import { siteFile, SITE_PREFIX } from './site';
 import { scorePage } from './analysis';
-import { nowInSeconds, PhpRankStore, projectState, reportState } from './store';
+import { nowInSeconds, PhpRankStore, projectState, reportState, StoreDown } from './store';
 import { Deployment, Fault, PageChange, PhpRankServerOptions, PhpRankUser, RateLimitConfig, RecordedRequest, SeedOptions } from './types';
 
 const CONTROL_PREFIX = '/__sim';
@@ -196,6 +196,32 @@ export class PhpRankServer {
 		await this.start();
 	}
 
+	/** Whether phpRank's database is stopped (see stopStore). */
+	get storeStopped(): boolean {
+		return this.store.down;
+	}
+
+	/**
+	 * Stops phpRank's database, as a MariaDB upgrade or a managed database's failover does. PHP goes on and answers
+	 * every request to the application with 500 `{"message": "Server Error"}` (the error page without JSON), directly
+	 * and through the proxy, before the rate limit counts it; a create or update being worked on stores nothing.
+	 */
+	stopStore(): void {
+		this.store.down = true;
+	}
+
+	/** Starts the database again after `stopStore`: the next request is answered as usual. */
+	startStore(): void {
+		this.store.down = false;
+	}
+
+	/** Stops the database for `ms` milliseconds and starts it again. */
+	async storeOutage(ms: number): Promise<void> {
+		this.stopStore();
+		await wait(ms);
+		this.startStore();
+	}
+
 	async listen(): Promise<void> {
 		const host = this.options.host ?? '127.0.0.1';
 		// Listening again after a stop: on the port it had.
@@ -376,6 +402,12 @@ export class PhpRankServer {
 					if (typeof ms !== 'number' || !(ms >= 0)) throw new Error('An outage needs "ms", a number of milliseconds, 0 or more');
 					setImmediate(() => void this.outage(ms));
 				}),
+			'POST /store-outage': (body) =>
+				done(() => {
+					const { ms } = body();
+					if (typeof ms !== 'number' || !(ms >= 0)) throw new Error('A database outage needs "ms", a number of milliseconds, 0 or more');
+					void this.storeOutage(ms);
+				}),
 		};
 		const route = routes[`${record.method} ${path.replace(/\/+$/, '')}`];
 		if (!route) return json(404, { error: `No control endpoint ${record.method} ${path}` });
@@ -417,6 +449,11 @@ export class PhpRankServer {
 
 	private async respond(exchange: Exchange): Promise<void> {
 		const { record, appPath, rawAppPath } = exchange;
+		// Laravel reads the key's owner (and a web page's session) from the database before anything else.
+		if (this.store.down) {
+			exchange.send(serverFailure(exchange.negotiation));
+			return;
+		}
 		if (appPath === undefined || rawAppPath === undefined || !appPath.startsWith('/api/')) {
 			exchange.send(this.webPage(exchange));
 			return;
@@ -432,7 +469,9 @@ export class PhpRankServer {
 			if (fault?.kind === 'dropAfterHandling') exchange.drop();
 			else exchange.send(answer, rateHeaders);
 		} catch (error) {
-			exchange.send(renderError(error instanceof ApiError ? error : new ApiError(500), exchange.negotiation), rateHeaders);
+			// The database stopped while the request was worked on: its write failed.
+			const answer = error instanceof StoreDown ? serverFailure(exchange.negotiation) : renderError(error instanceof ApiError ? error : new ApiError(500), exchange.negotiation);
+			exchange.send(answer, rateHeaders);
 		}
 	}
 

@@ -162,6 +162,15 @@ export function errorPage(status: number, headers: Record<string, string> = {}):
 	return html(status, htmlPage(title, `${status} | ${title}`), headers);
 }
 
+/**
+ * What phpRank answers when it fails as a whole (its database down): Laravel's generic 500, pretty-printed JSON without
+ * `status` when JSON is accepted, its error page otherwise.
+ */
+export function serverFailure(negotiation: Pick<Negotiation, 'expectsJson'>): Answer {
+	if (!negotiation.expectsJson) return errorPage(500);
+	return { status: 500, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ message: 'Server Error' }, null, 4) };
+}
+
 /** What decides how an error is written; `baseUrl` is the application's, where the login page lives. */
 export type Negotiation = { expectsJson: boolean; baseUrl: string; referer?: string };
 

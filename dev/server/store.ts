@@ -51,6 +51,13 @@ function seededUrl(host: string, index: number): string {
 	return `${scheme}://${host}/${SEED_SECTIONS[index % SEED_SECTIONS.length]}/${SEED_SLUGS[(index * 7) % SEED_SLUGS.length]}-${index}`;
 }
 
+/** Thrown by a write while the database is down: phpRank answers 500 and stores nothing. */
+export class StoreDown extends Error {
+	constructor() {
+		super('The database is down');
+	}
+}
+
 /** One user's data; reports in ascending id, which is also creation order. */
 type Library = { reports: StoredReport[]; projects: Map<string, StoredProject> };
 
@@ -61,6 +68,8 @@ export class PhpRankStore {
 	private readonly sorted = new Map<string, readonly unknown[]>();
 	private nextReportId = 1;
 	private nextProjectSequence = 1;
+	/** The database is down (a restart, a failover): every write fails, so nothing is stored. */
+	down = false;
 
 	constructor(readonly users: readonly PhpRankUser[]) {}
 
@@ -78,6 +87,7 @@ export class PhpRankStore {
 	}
 
 	insertReport(userId: number, fields: Omit<StoredReport, 'id' | 'userId' | 'result'>): StoredReport {
+		this.checkUp();
 		const report: StoredReport = { ...fields, id: this.nextReportId++, userId, result: Math.round(fields.score) };
 		const library = this.library(userId);
 		library.reports.push(report);
@@ -103,6 +113,7 @@ export class PhpRankStore {
 	}
 
 	updateReport(report: StoredReport, changes: Partial<StoredReport>): void {
+		this.checkUp();
 		Object.assign(report, changes);
 		const result = Math.round(report.score);
 		const library = this.library(report.userId);
@@ -113,6 +124,7 @@ export class PhpRankStore {
 	}
 
 	deleteReport(id: number): void {
+		this.checkUp();
 		const report = this.reportsById.get(id);
 		if (!report) return;
 		const library = this.library(report.userId);
@@ -122,12 +134,17 @@ export class PhpRankStore {
 
 	/** Returns how many reports the project held, or undefined when the user has no such project. */
 	deleteProject(userId: number, name: string): number | undefined {
+		this.checkUp();
 		const library = this.library(userId);
 		if (!library.projects.has(name)) return undefined;
 		const doomed = library.reports.filter((report) => report.project === name);
 		library.reports = library.reports.filter((report) => report.project !== name);
 		this.forget(doomed, library);
 		return doomed.length;
+	}
+
+	private checkUp(): void {
+		if (this.down) throw new StoreDown();
 	}
 
 	reportCount(userId: number): number {

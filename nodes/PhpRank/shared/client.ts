@@ -10,9 +10,9 @@ import type {
 } from 'n8n-workflow';
 import { apiBaseUrl, CREDENTIAL_TYPE } from '../../../credentials/PhpRankApi.credentials';
 import { replacedValueError, replacedValues } from './appliedQuery';
-import { answerError, canceledWhileWaiting, connectionError, connectionFailure, notReachedError, rateLimitError, targetOf, unexpectedAnswer } from './errors';
+import { answerError, canceledWhileWaiting, connectionError, connectionFailure, failedWhileDownError, notReachedError, rateLimitError, targetOf, unexpectedAnswer } from './errors';
 import type { RequestTarget } from './errors';
-import { answeredByProxy, isAnalysis, pauseUntil, PROXY_STATUSES, rateGateFor, sendWithinLimits } from './rateLimit';
+import { answeredByProxy, failedByPhpRank, isAnalysis, pauseUntil, PROXY_STATUSES, rateGateFor, sendWithinLimits } from './rateLimit';
 import { isToolUse, TOOL_CALL_MAX_WAIT_SECONDS } from './toolUse';
 import { parseSeconds } from './validation';
 import { DEFAULT_MAX_WAIT_SECONDS, MAX_WAIT_NAME } from './values';
@@ -275,8 +275,10 @@ export class PhpRankClient {
 	/**
 	 * Sends a request until phpRank answers it. A request that never reached phpRank is sent again once it can be
 	 * reached (reachability.ts); a read is sent again after a proxy's answer or a dropped connection; a 429 is waited
-	 * out (rateLimit.ts). Anything else that may have reached phpRank goes back to the caller as an error, so that
-	 * a write is never carried out twice.
+	 * out (rateLimit.ts). After phpRank's own 5xx a probe tells whether phpRank failed this request only (its error
+	 * stands) or fails every request: then the request waits for phpRank as for a restart, and is sent again, or,
+	 * a create, handed back for a lookup. Anything else that may have reached phpRank goes back to the caller as an
+	 * error, so that a write is never carried out twice.
 	 */
 	private async send(options: IHttpRequestOptions, target?: RequestTarget): Promise<IDataObject> {
 		const { context } = this;
@@ -287,8 +289,12 @@ export class PhpRankClient {
 		const startedAt = Date.now();
 		const deadline = startedAt + this.settings.maxUnreachableWaitSeconds * 1000;
 		let unreachableSince: number | undefined;
+		// The request's own 5xx from phpRank, until a probe tells whether phpRank failed it alone: one sent after `since`.
+		let failed: { response: IN8nHttpFullResponse; since: number; whileDown: boolean } | undefined;
 		// How many times the request itself was sent and answered or dropped, probes of a write and refusals aside.
 		let attempt = 0;
+		const ownFailure = (response: IN8nHttpFullResponse) =>
+			answerError(context, response, { target: targetOfRequest(), options, attempts: attempt, waitedMs: Date.now() - startedAt });
 		for (;;) {
 			const turn = await reachability.waitTurn({ deadline, isCancelled }, unreachableSince ?? startedAt);
 			if (turn === 'spent') {
@@ -297,14 +303,27 @@ export class PhpRankClient {
 					host: new URL(await this.site()).host,
 					waitedMs: Math.max(reachability.downForMs(), Date.now() - (unreachableSince ?? Date.now())),
 					maxWaitSeconds: this.settings.maxUnreachableWaitSeconds,
+					failedRequest: failed === undefined ? undefined : options,
 				});
+			}
+			if (turn === 'send' && failed !== undefined) {
+				if (!failed.whileDown && !reachability.foundDownSince(failed.since)) throw ownFailure(failed.response);
+				// phpRank stores nothing while it fails every request: the request it failed then did nothing. A create
+				// is still settled by a lookup (create.ts), as the first create that failed in an outage could be stored.
+				if (options.method === 'POST') throw failedWhileDownError(context, failed.response, { target: targetOfRequest(), options });
+				failed = undefined;
 			}
 			const wasProbe = turn === 'probe';
 			// A write waits for phpRank to answer a read first: a proxy's 502 to the write itself would leave it unsettled.
-			const request = wasProbe && !isRead ? this.changed(PROBE) : options;
+			// A read that phpRank failed, or while it fails every request, would tell nothing of phpRank as a whole.
+			const probesItself = isRead && failed === undefined && !failedByPhpRank(reachability.lastFailure);
+			const request = wasProbe && !probesItself ? this.changed(PROBE) : options;
 			let sent: Awaited<ReturnType<PhpRankClient['sendWithinLimits']>> | undefined;
 			try {
 				sent = await this.sendWithinLimits(request, targetOfRequest, { heldBack: () => !wasProbe && reachability.isDown && !isCancelled() });
+			} catch (error) {
+				// A probe that could not tell (a 429 beyond the wait) leaves the request's own failure as it was.
+				throw failed === undefined ? error : ownFailure(failed.response);
 			} finally {
 				// A probe that ended in an error of its own (a 429 beyond its wait) leaves the probing to another request.
 				if (wasProbe && sent === undefined) reachability.probeAbandoned();
@@ -320,6 +339,7 @@ export class PhpRankClient {
 					continue;
 				}
 				if (wasProbe) reachability.probeAbandoned();
+				if (failed !== undefined && kind !== 'dropped') throw ownFailure(failed.response);
 				if (request === options) attempt++;
 				// A write's probe is a read too: a dropped one left the write unsent.
 				if (kind !== 'dropped' || !(isRead || request !== options) || isCancelled() || Date.now() >= deadline) {
@@ -331,13 +351,24 @@ export class PhpRankClient {
 			const { response } = sent;
 			// nginx answers 502 at once while PHP is down (503 when it is saturated); a 504 comes from a PHP that works slowly.
 			const saysDown = answeredByProxy(response) && (response.statusCode === 502 || response.statusCode === 503);
-			if (saysDown) reachability.unreachable(sentAt, { wasProbe, failure: response });
-			else reachability.answered(sentAt, { wasProbe });
+			const failedByIt = failedByPhpRank(response);
+			const whileDown = reachability.isKnownDown;
+			let failedSince = 0;
+			if (saysDown || (failedByIt && request !== options)) reachability.unreachable(sentAt, { wasProbe, failure: response });
+			else if (failedByIt) {
+				if (wasProbe) reachability.probeAbandoned();
+				failedSince = reachability.failed(Date.now(), { failure: response });
+			} else reachability.answered(sentAt, { wasProbe });
 			if (request !== options) continue;
 			attempt++;
 			const { statusCode, body } = response;
 			if (statusCode >= 200 && statusCode < 300 && typeof body === 'object' && body !== null && !Buffer.isBuffer(body)) {
 				return body as IDataObject;
+			}
+			if (failedByIt && !isCancelled()) {
+				failed = { response, since: failedSince, whileDown };
+				unreachableSince ??= Date.now();
+				continue;
 			}
 			const sentAgain =
 				isRead && answeredByProxy(response) && !isCancelled() && Date.now() < deadline && (statusCode in PROXY_STATUSES || attempt < READ_ATTEMPTS);

@@ -1,6 +1,6 @@
 import { NodeApiError } from 'n8n-workflow';
 import type { IDataObject, IExecuteSingleFunctions, IHttpRequestOptions, IN8nHttpFullResponse, JsonObject } from 'n8n-workflow';
-import { answeredByProxy, isAnalysis, isHtml, PROXY_STATUSES } from './rateLimit';
+import { answeredByProxy, failedByPhpRank, isAnalysis, isHtml, PROXY_STATUSES } from './rateLimit';
 import { nodeForErrors } from './secrets';
 import { isToolUse, TOOL_CALL_MAX_WAIT_SECONDS } from './toolUse';
 
@@ -395,16 +395,44 @@ export function connectionError(
 	});
 }
 
+/** What phpRank does while it answers every request with its own 5xx, as a message says it. */
+const failingAsWhole = (statusCode: number) => `answered every request with ${statusCode} (its database or PHP failing as a whole)`;
+
 /**
  * phpRank could not be reached, by the item's request or, while it waited, by the others: its wait is spent. Nothing
- * reached phpRank, so running the row again is safe.
+ * reached phpRank, or phpRank failed every request and stored nothing, so running the row again is safe.
  */
 export function notReachedError(
 	context: ParameterContext,
 	failure: unknown,
-	{ host, waitedMs, maxWaitSeconds }: { host: string; waitedMs: number; maxWaitSeconds: number },
+	{
+		host,
+		waitedMs,
+		maxWaitSeconds,
+		failedRequest,
+	}: { host: string; waitedMs: number; maxWaitSeconds: number; failedRequest?: IHttpRequestOptions },
 ): NodeApiError {
 	const during = waitedMs >= 1000 ? ` for ${spanText(waitedMs)}` : '';
+	const waited =
+		maxWaitSeconds > 0
+			? `The item waited for phpRank as long as Options > Max Wait allows (${secondsText(maxWaitSeconds)}, at most a minute for a server that has not answered since n8n started).`
+			: 'Waiting is off (Options > Max Wait is 0).';
+	if (failedByPhpRank(failure) && isToolUse(context)) {
+		return toolCallWaitError(context, {
+			waitingFor: `phpRank at ${host} ${failingAsWhole(failure.statusCode)}${during}`,
+			retrySeconds: TOOL_RETRY_UNREACHABLE_SECONDS,
+			httpCode: String(failure.statusCode),
+		});
+	}
+	if (failedByPhpRank(failure)) {
+		const create = failedRequest?.method === 'POST' ? ' A create is sent again only once its URL is looked up.' : '';
+		return new NodeApiError(nodeForErrors(context.getNode()), {} as JsonObject, {
+			message: `phpRank at ${host} ${failingAsWhole(failure.statusCode)}${during}; ${failedRequest === undefined ? SAFE_AGAIN : safeAgain(failedRequest)}`,
+			description: `${waited} phpRank stores nothing while it fails every request.${create} Check phpRank's database and its logs.`,
+			httpCode: String(failure.statusCode),
+			itemIndex: context.getItemIndex(),
+		});
+	}
 	const proxyAnswer = isJsonObject(failure) && typeof failure.statusCode === 'number' ? failure.statusCode : undefined;
 	const { code } = proxyAnswer === undefined ? connectionFailure(failure) : { code: '' };
 	if (isToolUse(context)) {
@@ -422,14 +450,28 @@ export function notReachedError(
 		proxyAnswer === undefined
 			? `${(NOT_REACHED[code] ?? noRoute)(host)}${during}; ${SAFE_AGAIN}`
 			: `phpRank at ${host} was down${during}: a proxy in front of it answered ${statusText(proxyAnswer)}; ${SAFE_AGAIN}`;
-	const waited =
-		maxWaitSeconds > 0
-			? `The item waited for phpRank as long as Options > Max Wait allows (${secondsText(maxWaitSeconds)}, at most a minute for a server that has not answered since n8n started).`
-			: 'Waiting is off (Options > Max Wait is 0).';
 	return new NodeApiError(nodeForErrors(context.getNode()), {} as JsonObject, {
 		message,
 		description: `${waited} The request never reached phpRank${code ? ` (${code})` : ''}. Check that phpRank is up and the Base URL in the phpRank credential.`,
 		httpCode: proxyAnswer === undefined ? 'none' : String(proxyAnswer),
+		itemIndex: context.getItemIndex(),
+	});
+}
+
+/**
+ * phpRank failed a create while it failed every request. It stores nothing then, yet the create is sent again only
+ * after a lookup of its URL (create.ts), which settles this error.
+ */
+export function failedWhileDownError(
+	context: ErrorContext,
+	response: IN8nHttpFullResponse,
+	{ target, options }: { target: RequestTarget; options: IHttpRequestOptions },
+): UnansweredRequestError {
+	return new UnansweredRequestError(nodeForErrors(context.getNode()), {} as JsonObject, {
+		message: `phpRank ${failingAsWhole(response.statusCode)} when ${target.name.replace(/^The /, 'the ')} was asked for; ${safeAgain(options)}`,
+		description:
+			'phpRank stores nothing while it fails every request, but a create is sent again only once its URL is looked up: with If the URL Already Has a Report set to Return the Existing Report it is.',
+		httpCode: String(response.statusCode),
 		itemIndex: context.getItemIndex(),
 	});
 }

@@ -33,6 +33,16 @@ export function answeredByProxy({ statusCode, body }: IN8nHttpFullResponse): boo
 	return statusCode in PROXY_STATUSES || (statusCode >= 500 && isHtml(body));
 }
 
+/**
+ * A 5xx that phpRank answered itself: it failed this request only (a page it cannot analyze), or fails every request
+ * (its database down). Only another request tells the two apart.
+ */
+export function failedByPhpRank(answer: unknown): answer is IN8nHttpFullResponse {
+	if (typeof answer !== 'object' || answer === null || typeof (answer as IN8nHttpFullResponse).statusCode !== 'number') return false;
+	const response = answer as IN8nHttpFullResponse;
+	return response.statusCode >= 500 && !answeredByProxy(response);
+}
+
 /** Whether phpRank analyzes a page before it answers (a create, an update with `results=1`): seconds of a PHP worker. */
 export function isAnalysis(options: Pick<IHttpRequestOptions, 'method' | 'body'>): boolean {
 	return options.method === 'POST' || (options.method === 'PUT' && (options.body as IDataObject | undefined)?.results === 1);

@@ -38,7 +38,9 @@ describe('phpRank error answers become errors a user can act on', () => {
 		expect(error).toBeInstanceOf(NodeApiError);
 		expect(error?.message).toMatch(message);
 		expect(error?.description).toEqual(expect.any(String));
-		expect(apiRequests(server())).toHaveLength(1);
+		// After phpRank's own 5xx a probe (GET /account) found phpRank answering: the failure is the request's own.
+		const probes = fault.kind !== 'html' && 'status' in fault && fault.status !== undefined && fault.status >= 500 ? ['GET /api/v1/account'] : [];
+		expect(apiRequests(server()).map((request) => `${request.method} ${request.path}`)).toEqual(['GET /api/v1/reports/2', ...probes]);
 	});
 
 	it('points at the base URL when the answer is not phpRank\'s', async () => {

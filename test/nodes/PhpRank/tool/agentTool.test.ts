@@ -220,4 +220,22 @@ describe('a tool call answers before an MCP client gives up (60 s), with why and
 		await own.start();
 		expect(own.reports()).toEqual([]);
 	});
+
+	it('facing a phpRank that fails every request (its database down), ends within its wait saying so and when to try again', async () => {
+		const create = { resource: 'report', operation: 'create', url: 'https://agent.example.com/', options: { maxWait: 1 } };
+		server().stopStore();
+
+		const asTool = await runTool({ parameters: create, credentials: credentialsFor(server()) });
+		const inWorkflow = await runPhpRank(server(), create);
+		server().startStore();
+
+		const host = new globalThis.URL(server().url).host.replace(/\./g, '\\.');
+		expect(saidFirst(asTool)).toMatch(
+			new RegExp(
+				`^phpRank at ${host} answered every request with 500 \\(its database or PHP failing as a whole\\)( for \\d+ seconds?)?; no report was created or changed\\. Try again in 30 seconds\\.$`,
+			),
+		);
+		expect(inWorkflow.error?.message).toMatch(new RegExp(`^phpRank at ${host} answered every request with 500 .*; running this row again is safe`));
+		expect(server().reports().filter((report) => report.project === 'agent.example.com')).toEqual([]);
+	});
 });

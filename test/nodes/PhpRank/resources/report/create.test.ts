@@ -332,7 +332,8 @@ describe('Report > Create: If the URL Already Has a Report', () => {
 			const { error } = await runPhpRank(server(), create({ ifReportExists: 'returnExisting' }));
 
 			expect(error?.message).toMatch(/^phpRank failed to process the request \(500\)/);
-			expect(requestLines(server())).toEqual(['GET /api/v1/reports']);
+			// A probe found phpRank answering: the lookup's 500 is its own.
+			expect(requestLines(server())).toEqual(['GET /api/v1/reports', 'GET /api/v1/account']);
 			expect(server().reports()).toHaveLength(0);
 		});
 	});
