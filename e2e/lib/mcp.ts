@@ -2,7 +2,8 @@
  * examples/phprank-mcp-server.json served by n8n's MCP Server Trigger, checked with the official MCP client
  * (@modelcontextprotocol/sdk) as Claude Desktop or Cursor would use it: the bearer token, the tools' names,
  * descriptions and parameters (no tool deletes a project), their compact answers against what the bundled server
- * holds, bad arguments answered as tool errors, and a call with phpRank's rate limit spent answered at once.
+ * holds, reports sorted by generated_at (which phpRank 1.5's API leaves to the client), bad arguments answered as tool
+ * errors, and a call with phpRank's rate limit spent answered at once.
  */
 import { randomBytes } from 'node:crypto';
 
@@ -212,6 +213,17 @@ export async function runMcpChecks(
 			assertEqual(worst.map((item) => item.result), stored.map((report) => report.result).sort((a, b) => a - b).slice(0, 5), 'the 5 lowest scores');
 			for (const item of [...newest, ...worst]) checkCompact(item, stored.find((report) => report.id === item.id), phpRank);
 			return `${newest.length} and ${worst.length} reports`;
+		});
+
+		await checks.check('list_seo_reports with sortBy generated_at: the order of analysis, which phpRank 1.5 leaves to the client, descending and ascending', async () => {
+			const stored = phpRank.reports();
+			const byAnalysis = [...stored].sort((a, b) => Date.parse(a.generatedAt) - Date.parse(b.generatedAt) || a.id - b.id).map((report) => report.id);
+			assert(byAnalysis.join() !== [...stored].sort((a, b) => a.id - b.id).map((report) => report.id).join(), 'the reports were analyzed in creation order: nothing to tell apart');
+			const latest = answerOf((await client.callTool({ name: 'list_seo_reports', arguments: { sortBy: 'generated_at', limit: 5 } })) as ToolAnswer);
+			assertEqual(latest.map((item) => item.id), [...byAnalysis].reverse().slice(0, 5), 'the 5 latest analyzed');
+			const earliest = answerOf((await client.callTool({ name: 'list_seo_reports', arguments: { sortBy: 'generated_at', sortOrder: 'asc', limit: 5 } })) as ToolAnswer);
+			assertEqual(earliest.map((item) => item.id), byAnalysis.slice(0, 5), 'the 5 earliest analyzed');
+			return `IDs ${latest.map((item) => item.id).join(', ')} and ${earliest.map((item) => item.id).join(', ')}`;
 		});
 
 		const toolError = async (name: string, args: Record<string, unknown>, message: RegExp) => {
