@@ -31,7 +31,7 @@ export const DOCUMENTED = {
 		filters: ['Grade', 'Project', 'Search', 'Search By'],
 		grades: ['Good', 'Decent', 'Bad'],
 		projectModes: ['From List', 'By Name'],
-		options: ['Leave Out Per-Check Results', 'Max Wait (Seconds)', 'Sort By', 'Sort Order'],
+		options: ['Include Per-Check Results', 'Max Wait (Seconds)', 'Sort By', 'Sort Order'],
 		maxWait: 3600,
 	},
 };
