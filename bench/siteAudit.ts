@@ -55,7 +55,7 @@ async function audit(server: PhpRankServer, pages: number): Promise<RunFigures> 
 			reanalyzeAfter: 6,
 			reanalyzeAfterUnit: 'days',
 			// Compact answers, as the site audit examples ask for.
-			options: { omitResults: true },
+			options: { includeResults: false },
 		},
 		items: Array.from({ length: pages }, (_, index) => ({ url: pageUrl(index) })),
 		credentials: { phpRankApi: { baseUrl: server.url, apiKey: server.apiKey } },

@@ -259,6 +259,7 @@ export async function proveSingleInstance(leg: LegContext & { screenshotsDir: st
 				]);
 				return (await rest.call<{ id: string }>('POST', '/rest/workflows', { ...workflow, active: false })).id;
 			},
+			examples: examples.map(({ file, id }) => ({ file, id })),
 		});
 	} finally {
 		await n8n?.stop();

@@ -1,7 +1,8 @@
 /**
  * The n8n editor in headless Chromium (Debian's package, driven by playwright-core; no browser is
  * downloaded): sign in, add the phpRank node from the node panel, read its Resource and Operation
- * dropdowns, and open its credential to see n8n's connection test succeed.
+ * dropdowns, and open its credential to see n8n's connection test succeed; then each imported example as a newcomer
+ * first sees it, at Zoom to Fit in a 1440x900 window.
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -31,12 +32,15 @@ export const DOCUMENTED = {
 		filters: ['Grade', 'Project', 'Search', 'Search By'],
 		grades: ['Good', 'Decent', 'Bad'],
 		projectModes: ['From List', 'By Name'],
-		options: ['Leave Out Per-Check Results', 'Max Wait (Seconds)', 'Sort By', 'Sort Order'],
+		options: ['Include Per-Check Results', 'Max Wait (Seconds)', 'Sort By', 'Sort Order'],
 		maxWait: 3600,
 	},
 };
 
 const TOOL_NODE_NAME = 'Get a report for the agent';
+/** The smallest zoom at which a node's name and a note's text can be read; Zoom to Fit must not go below it. */
+const READABLE_ZOOM = 0.5;
+
 /** Words the tool's Description for Report > Get must hold. */
 const TOOL_DESCRIPTION_SAYS = ['numeric report ID', 'grade', 'failedChecks'];
 
@@ -52,6 +56,66 @@ interface BrowserCheckOptions {
 	accountRequests: () => number;
 	/** Saves a workflow holding the phpRank Tool set to Report > Get, its node named as given; returns its id. */
 	saveToolWorkflow: (nodeName: string) => Promise<string>;
+	/** The examples imported into this n8n: their file under examples/ and their workflow id. */
+	examples: Array<{ file: string; id: string }>;
+}
+
+interface NoteOverflow {
+	note: string;
+	/** What runs past the note: text hidden below its bottom, or a line wider than it. */
+	overflows: string[];
+}
+
+/** The canvas's zoom: the scale of Vue Flow's viewport transform (n8n 1.x and 2.x). */
+async function canvasZoom(page: Page): Promise<number> {
+	return await page
+		.locator('.vue-flow__viewport')
+		.first()
+		.evaluate((element) => new DOMMatrixReadOnly(getComputedStyle(element).transform).a);
+}
+
+/**
+ * Every sticky note whose text n8n cuts: an element in it that hides or scrolls what it holds and holds more than it
+ * shows (n8n hides text past a note's bottom and scrolls a code block wider than the note). Sizes are the layout's,
+ * whatever the zoom.
+ */
+async function overflowingNotes(page: Page): Promise<{ notes: number; overflowing: NoteOverflow[] }> {
+	const notes = page.locator('[data-test-id="sticky"]');
+	const overflowing = await notes.evaluateAll((elements) =>
+		elements
+			.map((note) => {
+				const boxes = [note, ...Array.from(note.querySelectorAll('*'))] as HTMLElement[];
+				const overflows = boxes
+					.filter((box) => /hidden|auto|scroll|clip/.test(getComputedStyle(box).overflow + getComputedStyle(box).overflowX))
+					.flatMap((box) => {
+						const found: string[] = [];
+						if (box.scrollHeight > box.clientHeight + 1) found.push(`${box.tagName.toLowerCase()} ${box.scrollHeight - box.clientHeight} px too tall`);
+						if (box.scrollWidth > box.clientWidth + 1) found.push(`${box.tagName.toLowerCase()} ${box.scrollWidth - box.clientWidth} px too wide: "${(box.textContent ?? '').trim().slice(0, 40)}…"`);
+						return found;
+					});
+				return { note: (note.textContent ?? '').trim().slice(0, 40), overflows };
+			})
+			.filter((note) => note.overflows.length > 0),
+	);
+	return { notes: await notes.count(), overflowing };
+}
+
+/** n8n's Zoom to Fit: its button (both lines name it zoom-to-fit), else its shortcut 1 on the canvas. */
+async function zoomToFit(page: Page): Promise<void> {
+	const button = page.locator('[data-test-id="zoom-to-fit"]').first();
+	if (await button.isVisible().catch(() => false)) await button.click();
+	else {
+		await page.locator('.vue-flow__pane').first().click({ position: { x: 5, y: 5 } });
+		await page.keyboard.press('1');
+	}
+	// The fit is animated (200 ms); wait until the zoom settles.
+	let zoom = await canvasZoom(page);
+	for (let attempt = 0; attempt < 20; attempt++) {
+		await page.waitForTimeout(150);
+		const now = await canvasZoom(page);
+		if (Math.abs(now - zoom) < 0.001) return;
+		zoom = now;
+	}
 }
 
 /** Opens a dropdown and reads the first line of each option (n8n shows an operation's description under its name). */
@@ -320,6 +384,29 @@ export async function runBrowserChecks(checks: Checks, options: BrowserCheckOpti
 				await toolPage.close().catch(() => undefined);
 			}
 		});
+
+		for (const example of options.examples) {
+			await check(`browser: examples/${example.file} shows whole at Zoom to Fit (1440x900), at a readable zoom, its notes' text not cut`, async () => {
+				const examplePage = await context.newPage();
+				try {
+					await examplePage.goto(`${options.url}/workflow/${example.id}`);
+					await examplePage.locator('[data-test-id="canvas-node"]').first().waitFor({ state: 'visible' });
+					await zoomToFit(examplePage);
+					const zoom = await canvasZoom(examplePage);
+					const file = await screenshot(`example-${example.file.replace(/\.json$/, '')}.png`, examplePage);
+					assert(zoom >= READABLE_ZOOM, `Zoom to Fit shows it at ${zoom.toFixed(2)}, below the readable ${READABLE_ZOOM}; ${file}`);
+					const { notes, overflowing } = await overflowingNotes(examplePage);
+					if (notes === 0) return `zoom ${zoom.toFixed(2)}; no sticky note found by [data-test-id="sticky"], so none was checked; ${file}`;
+					assert(
+						overflowing.length === 0,
+						`notes whose text is cut: ${overflowing.map((note) => `"${note.note}…": ${note.overflows.join(', ')}`).join('; ')}; ${file}`,
+					);
+					return `zoom ${zoom.toFixed(2)}; ${notes} notes, none cut; ${file}`;
+				} finally {
+					await examplePage.close().catch(() => undefined);
+				}
+			});
+		}
 	} catch (error) {
 		if (!(error instanceof StepFailed)) throw error;
 	} finally {

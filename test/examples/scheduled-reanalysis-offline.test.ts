@@ -60,12 +60,12 @@ describe('examples/scheduled-reanalysis-offline.json', () => {
 
 		expect(phpRankNodes(offline)).toEqual(phpRankNodes(slack));
 		expect(phpRankNodes(offline)).toEqual([
-			expect.objectContaining({ parameters: expect.objectContaining({ operation: 'getAll', returnAll: true, options: { omitResults: true } }) }),
+			expect.objectContaining({ parameters: expect.objectContaining({ operation: 'getAll', returnAll: true, options: { includeResults: false } }) }),
 			expect.objectContaining({
 				parameters: expect.objectContaining({
 					operation: 'update',
 					updateFields: { reanalyze: true },
-					options: { includePreviousScore: true, omitResults: true },
+					options: { includePreviousScore: true, includeResults: false },
 				}),
 			}),
 		]);

@@ -121,12 +121,12 @@ const maxWaitOption: INodeProperties = {
 	typeOptions: { minValue: 0 },
 	default: DEFAULT_MAX_WAIT_SECONDS,
 	description: "How long each request may wait for phpRank's rate limit or for phpRank to be reachable again; 0 turns waiting off",
-	hint: "3600 seconds (an hour) covers a restart, and about 3,600 items at phpRank's default 60 requests a minute",
+	hint: "An hour by default: at phpRank's 60 requests a minute 1,000 rows take about 17 minutes, so an hour covers a big batch and a restart",
 };
 
 /** A report item as the descriptions an AI agent reads name it. */
 export const REPORT_ITEM_FOR_AGENTS =
-	'url, project, result (the SEO score, 0 to 100), grade (good above 79, decent from 49, bad below 49), failedChecks (the names of the failed checks by importance: high, medium, low), reportUrl (the report\'s page in phpRank, to link to) and privacy (who can open that page: 0 anyone, 1 its owner, 2 with its password). The answer is compact: the details of every check (results) are left out unless Options > Leave Out Per-Check Results is added and turned off';
+	'url, project, result (the SEO score, 0 to 100), grade (good above 79, decent from 49, bad below 49), failedChecks (the names of the failed checks by importance: high, medium, low), reportUrl (the report\'s page in phpRank, to link to) and privacy (who can open that page: 0 anyone, 1 its owner, 2 with its password). The answer is compact: the details of every check (results) are left out unless Options > Include Per-Check Results is added and turned on';
 
 /**
  * The description an AI agent reads for each operation, on the tool variant only. n8n builds one from the
@@ -146,13 +146,14 @@ export function toolDescriptions(resource: string, byOperation: Record<string, s
 	}));
 }
 
-export const omitResultsOption: INodeProperties = {
-	displayName: 'Leave Out Per-Check Results',
-	name: 'omitResults',
+export const includeResultsOption: INodeProperties = {
+	displayName: 'Include Per-Check Results',
+	name: 'includeResults',
 	type: 'boolean',
+	// Adding it then does something where it is most used, a workflow: it leaves the results out. An AI agent's user turns it on.
 	default: false,
-	description: 'Whether to drop each report\'s per-check "results", keeping its score, grade and failed checks',
-	hint: 'Each report\'s results are several kilobytes. An AI Agent\'s phpRank tool leaves them out by default; add this option and turn it off to give them to the agent.',
+	description: 'Whether to output each report\'s per-check "results" beside its score, grade and failed checks',
+	hint: 'Off leaves out results (about 33 checks, several KB a report) and keeps score, grade and failedChecks. An AI Agent gets them only when this is on.',
 };
 
 export function optionsCollection(options: INodeProperties[]): INodeProperties {

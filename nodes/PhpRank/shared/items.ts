@@ -144,12 +144,14 @@ export function shapeProject(record: IDataObject): IDataObject {
 }
 
 /**
- * How an item's reports are output: Options > Leave Out Per-Check Results, on by default for an AI agent (n8n
- * gives the tool variant a type name of its own), as every check's entry crowds its context; `site` from the client.
+ * How an item's reports are output: Options > Include Per-Check Results, on unless added and turned off in a
+ * workflow, off unless added and turned on for an AI agent (n8n gives the tool variant a type name of its own), as
+ * every check's entry crowds its context; `site` from the client.
  */
 export function reportShapeOf(context: IExecutePaginationFunctions, site: string): ReportShape {
-	const { omitResults } = context.getNodeParameter('options', {}) as IDataObject;
-	return { site, omitResults: parseBoolean(context, 'Leave Out Per-Check Results', omitResults ?? context.getNode().type.endsWith('Tool')) };
+	const { includeResults } = context.getNodeParameter('options', {}) as IDataObject;
+	const inToolUse = context.getNode().type.endsWith('Tool');
+	return { site, omitResults: !parseBoolean(context, 'Include Per-Check Results', includeResults ?? !inToolUse) };
 }
 
 /** A run's output for one report: shaped as reportShapeOf says, with what the operation adds about it. */

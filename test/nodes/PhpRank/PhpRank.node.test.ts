@@ -94,16 +94,22 @@ describe('phpRank node description', () => {
 				.filter((option) => option.displayOptions?.show?.['/resource']?.includes(resource) ?? true)
 				.map((option) => option.name)
 				.sort();
-		expect(optionNames('report', 'create')).toEqual(['maxWait', 'omitResults']);
-		expect(optionNames('report', 'get')).toEqual(['maxWait', 'omitResults']);
-		expect(optionNames('report', 'update')).toEqual(['includePreviousScore', 'maxWait', 'omitResults']);
+		expect(optionNames('report', 'create')).toEqual(['includeResults', 'maxWait']);
+		expect(optionNames('report', 'get')).toEqual(['includeResults', 'maxWait']);
+		expect(optionNames('report', 'update')).toEqual(['includePreviousScore', 'includeResults', 'maxWait']);
 		expect(optionNames('report', 'delete')).toEqual(['maxWait']);
 		expect(optionNames('project', 'delete')).toEqual(['maxWait']);
-		expect(optionNames('report', 'getAll')).toEqual(['maxWait', 'omitResults', 'perPage', 'sort', 'sortBy']);
+		expect(optionNames('report', 'getAll')).toEqual(['includeResults', 'maxWait', 'perPage', 'sort', 'sortBy']);
 		expect(optionNames('project', 'getAll')).toEqual(['maxWait', 'perPage', 'sort', 'sortBy']);
 		const wait = nested(property('report', 'create', 'options'), 'maxWait');
 		expect(wait.default).toBe(3600);
 		expect(wait.typeOptions?.minValue).toBe(0);
+		// The hint says why an hour, not what the field is.
+		expect(wait.hint).toMatch(/1,000 rows take about 17 minutes, so an hour covers a big batch and a restart/);
+		// Added in a workflow, it leaves the results out; an AI agent's user turns it on to get them.
+		const results = nested(property('report', 'get', 'options'), 'includeResults');
+		expect(results).toMatchObject({ displayName: 'Include Per-Check Results', type: 'boolean', default: false });
+		expect(results.hint).toMatch(/^Off leaves out results .* An AI Agent gets them only when this is on\.$/);
 		expect(description.properties.filter((p) => p.name === 'maxWait')).toEqual([]);
 	});
 

@@ -1,5 +1,5 @@
 import type { INodeProperties } from 'n8n-workflow';
-import { forOperations, listOptions, omitResultsOption, optionsCollection } from '../../shared/descriptions';
+import { forOperations, listOptions, includeResultsOption, optionsCollection } from '../../shared/descriptions';
 import { REPORT_SORT_BY_OPTIONS } from '../../shared/values';
 
 // One Options collection for every report operation: every declared property costs each item, shown or not.
@@ -12,7 +12,7 @@ export const reportOptions: INodeProperties = {
 				"phpRank 1.5's API does not sort by Date Generated: the node then reads every report of the list (one request per 100 reports) and sorts them itself",
 			),
 		),
-		...forOperations(['create', 'get', 'update', 'getAll'], [omitResultsOption]),
+		...forOperations(['create', 'get', 'update', 'getAll'], [includeResultsOption]),
 		...forOperations(
 			['update'],
 			[

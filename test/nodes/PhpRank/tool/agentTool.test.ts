@@ -110,7 +110,7 @@ describe('phpRank as an AI Agent tool', () => {
 			limit: "={{ $fromAI('limit', 'How many reports to return', 'number') }}",
 		};
 		const compact = await asAgent(parameters, { limit: 50 });
-		const detailed = await asAgent({ ...parameters, options: { omitResults: false } }, { limit: 50 });
+		const detailed = await asAgent({ ...parameters, options: { includeResults: true } }, { limit: 50 });
 
 		const compactText = JSON.stringify(compact.response);
 		const detailedText = JSON.stringify(detailed.response);
@@ -118,6 +118,22 @@ describe('phpRank as an AI Agent tool', () => {
 		expect(detailedText).toContain('"results"');
 		for (const key of ['"result"', '"grade"', '"failedChecks"', `"reportUrl":"${server().url}/reports/`]) expect(compactText).toContain(key);
 		expect(compactText.length * 4).toBeLessThan(detailedText.length);
+	});
+
+	it('lets the model ask for the per-check results through $fromAI', async () => {
+		const parameters = {
+			resource: 'report',
+			operation: 'get',
+			reportId,
+			options: { includeResults: "={{ $fromAI('includeResults', 'Whether to return every check of the report', 'boolean') }}" },
+		};
+		const asked = await asAgent(parameters, { includeResults: true });
+		const notAsked = await asAgent(parameters, { includeResults: false });
+
+		expect(asked.error).toBeUndefined();
+		expect(JSON.stringify(asked.response)).toContain('"results"');
+		expect(JSON.stringify(notAsked.response)).not.toContain('"results"');
+		expect(JSON.stringify(notAsked.response)).toContain('"failedChecks"');
 	});
 
 	it('hands the model a readable error when its input is wrong', async () => {

@@ -38,7 +38,7 @@ describe('Report > Create', () => {
 	});
 
 	it('keeps the failed checks when the per-check results are left out', async () => {
-		const { items, error } = await runPhpRank(server(), create({ options: { omitResults: true } }));
+		const { items, error } = await runPhpRank(server(), create({ options: { includeResults: false } }));
 
 		expect(error).toBeUndefined();
 		expect(items[0].json.results).toBeUndefined();

@@ -25,7 +25,7 @@ describe('Report > Get', () => {
 
 	it('shows the grade right after the score, and leaves out the per-check results when asked', async () => {
 		const full = (await runPhpRank(server(), get(byId('7')))).items[0].json;
-		const lean = (await runPhpRank(server(), { ...get(byId('7')), options: { omitResults: true } })).items[0].json;
+		const lean = (await runPhpRank(server(), { ...get(byId('7')), options: { includeResults: false } })).items[0].json;
 
 		expect(Object.keys(full).slice(0, 5)).toEqual(['id', 'url', 'project', 'result', 'grade']);
 		expect(Object.keys(full.results as object).length).toBeGreaterThan(30);
@@ -35,7 +35,7 @@ describe('Report > Get', () => {
 
 	it('lists the checks the report failed by importance, in phpRank\'s order, also without the per-check results', async () => {
 		const full = (await runPhpRank(server(), get(byId('7')))).items[0].json;
-		const lean = (await runPhpRank(server(), { ...get(byId('7')), options: { omitResults: true } })).items[0].json;
+		const lean = (await runPhpRank(server(), { ...get(byId('7')), options: { includeResults: false } })).items[0].json;
 
 		const results = full.results as Record<string, { passed: boolean; importance: string }>;
 		const failedIn = (importance: string) =>

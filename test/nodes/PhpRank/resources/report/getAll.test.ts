@@ -122,7 +122,7 @@ describe('Report > Get Many: filters and options', () => {
 	});
 
 	it('shows grade right after the score in every report, and can leave out the per-check results', async () => {
-		const { items } = await runPhpRank(server(), getMany({ limit: 3, options: { omitResults: true } }));
+		const { items } = await runPhpRank(server(), getMany({ limit: 3, options: { includeResults: false } }));
 
 		for (const { json } of items) {
 			const keys = Object.keys(json);
@@ -133,7 +133,7 @@ describe('Report > Get Many: filters and options', () => {
 
 	it('lists the failed checks of every report by importance, with or without the per-check results', async () => {
 		const full = await runPhpRank(server(), getMany({ returnAll: true, filters: { project: 'example.com' } }));
-		const lean = await runPhpRank(server(), getMany({ returnAll: true, filters: { project: 'example.com' }, options: { omitResults: true } }));
+		const lean = await runPhpRank(server(), getMany({ returnAll: true, filters: { project: 'example.com' }, options: { includeResults: false } }));
 
 		expect(full.items.length).toBeGreaterThan(1);
 		for (const [index, { json }] of full.items.entries()) {

@@ -153,7 +153,7 @@ describe('Report > Update: Add Previous Score', () => {
 	it('keeps the failed checks when the per-check results are left out', async () => {
 		const { items } = await runPhpRank(server(), {
 			...update({ reanalyze: true }),
-			options: { includePreviousScore: true, omitResults: true },
+			options: { includePreviousScore: true, includeResults: false },
 		});
 
 		expect(items[0].json.results).toBeUndefined();
