@@ -153,12 +153,13 @@ const scheduledReanalysisOffline: ExampleExpectation = {
 			'previous and new score of each re-analyzed report',
 		);
 		assertEqual(
-			itemsOf(execution, 'Re-analyze report').map((item) => [item.id, item.reportUrl, item.newlyFailedChecks, item.fixedChecks]),
+			itemsOf(execution, 'Re-analyze report').map((item) => [item.id, item.reportUrl, item.newlyFailedChecks, item.newlyFailedCheckNames, item.fixedChecks, item.fixedCheckNames]),
 			newestFirst.map((report) => {
 				const { newlyFailedChecks, fixedChecks } = changedChecks(report, now(report.id));
-				return [report.id, reportUrl(server, report.id), newlyFailedChecks, fixedChecks];
+				const titled = (checks: typeof fixedChecks) => ({ high: checks.high.map(checkTitle), medium: checks.medium.map(checkTitle), low: checks.low.map(checkTitle) });
+				return [report.id, reportUrl(server, report.id), newlyFailedChecks, titled(newlyFailedChecks), fixedChecks, titled(fixedChecks)];
 			}),
-			'link and newly failing and fixed checks of each re-analyzed report',
+			'link and newly failing and fixed checks of each re-analyzed report, with their titles',
 		);
 		const gradeGotWorse = (report: Report) => GRADES.indexOf(gradeOf(now(report.id).result)) < GRADES.indexOf(gradeOf(report.result));
 		const newlyFailsHigh = (report: Report) => changedChecks(report, now(report.id)).newlyFailedChecks.high.length > 0;
