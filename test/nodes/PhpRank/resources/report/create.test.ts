@@ -400,6 +400,7 @@ describe('Report > Create: If the URL Already Has a Report', () => {
 			expect(apiRequests(server())[1].body).toEqual({ url: URL, privacy: '1' });
 			expect(items[0].json.outcome).toBe('created');
 			expect(items[0].json).not.toHaveProperty('previousResult');
+			expect(items[0].json).not.toHaveProperty('newlyFailedCheckNames');
 		});
 
 		it('never sends Privacy or Password with the re-analysis', async () => {
