@@ -9,7 +9,7 @@ import { RESTRICT_FILE_ACCESS_TO } from 'n8n-core';
 import type { INodeExecutionData } from 'n8n-workflow';
 
 import type { PhpRankServer, ReportState } from './server';
-import { failedChecks, scorePage } from './server/analysis';
+import { checkTitle, failedChecks, failedCheckTitles, scorePage } from './server/analysis';
 import { resultBandOf } from './server/listQuery';
 import { SITE_ORIGIN } from './server/site';
 import type { WorkflowFixture } from './engine';
@@ -95,12 +95,12 @@ export function spreadsheetRows(): Array<{ url: string; owner: string }> {
 
 /**
  * The row the spreadsheet examples write back for a row's URL: its report's score, grade, failed high-importance
- * checks and link as the server holds them, or, for a row without a report, empty columns beside its `error`
+ * checks (by their titles) and link as the server holds them, or, for a row without a report, empty columns beside its `error`
  * (here empty too: its wording is the node's).
  */
 export function resultsRow(server: PhpRankServer, url: string, report?: ReportState): Record<string, string> {
 	if (!report) return { url, result: '', grade: '', failedHighChecks: '', reportUrl: '', error: '' };
-	const failedHighChecks = failedChecks(report.targetUrl, report.quality).high.join(', ');
+	const failedHighChecks = failedCheckTitles(report.targetUrl, report.quality).high.join(', ');
 	return { url, result: String(report.result), grade: resultBandOf(report.result), failedHighChecks, reportUrl: `${server.url}/reports/${report.id}`, error: '' };
 }
 
@@ -167,6 +167,8 @@ export function siteAuditOutcome(before: ReportState[], report: ReportState): Si
 /**
  * The summary the site audit examples make of a run over the fixture site (dev/server/site.ts), from the server's
  * reports before and after it: `pages` in the order the run audited them, `errors` the message of each page that failed.
+ * Checks are named by their titles; the top issues and the worst pages are five each, with those tied with the
+ * fifth counted rather than cut.
  */
 export function siteAuditSummary(server: PhpRankServer, before: ReportState[], run: { pages: string[]; errors: Map<string, string> }): string {
 	const newest = (reports: ReportState[], url: string) =>
@@ -187,18 +189,44 @@ export function siteAuditSummary(server: PhpRankServer, before: ReportState[], r
 		const failedNow = failedChecks(report.targetUrl, report.quality);
 		const parts = IMPORTANCES.map((importance) => [importance, failedNow[importance].filter((name) => !failedBefore[importance].includes(name))] as const)
 			.filter(([, names]) => names.length)
-			.map(([importance, names]) => `${names.join(', ')} (${importance})`);
+			.map(([importance, names]) => `${names.map(checkTitle).join(', ')} (${importance})`);
 		return parts.length ? [`• ${url}: ${parts.join('; ')} ${reportUrl(report)}`] : [];
 	});
-	const worst = [...audited].sort((a, b) => a.report.result - b.report.result).slice(0, 5);
+	const pagesText = (count: number) => `${count} ${count === 1 ? 'page' : 'pages'}`;
+	// Every check failing on a page, with how many: most pages first, then by importance, then by title.
+	const affected = new Map<string, { title: string; importance: number; pages: number }>();
+	for (const { report } of audited) {
+		const failed = failedChecks(report.targetUrl, report.quality);
+		IMPORTANCES.forEach((importance, rank) => {
+			for (const name of failed[importance]) {
+				const check = affected.get(name) ?? { title: checkTitle(name), importance: rank, pages: 0 };
+				check.pages += 1;
+				affected.set(name, check);
+			}
+		});
+	}
+	const checks = [...affected.values()].sort((a, b) => b.pages - a.pages || a.importance - b.importance || a.title.localeCompare(b.title));
+	// The 5th place's ties are counted, not cut.
+	const tiedChecks = checks.slice(5).filter((check) => check.pages === checks[4].pages).length;
+	const topIssues =
+		(checks.slice(0, 5).map((check) => `${check.title} (${pagesText(check.pages)})`).join(', ') || 'none') +
+		(tiedChecks ? ` and ${tiedChecks} more with ${pagesText(checks[4].pages)}` : '');
+	const worstFirst = [...audited].sort((a, b) => a.report.result - b.report.result || a.url.localeCompare(b.url));
+	const worst = worstFirst.slice(0, 5);
+	const tiedPages = worstFirst.slice(5).filter((page) => page.report.result === worst[4].report.result).length;
 	const failed = [...run.errors].map(([url, error]) => `• ${url}: ${error.split('\n')[0].replace(/:$/, '')}`);
 	const lines = (list: string[]) => (list.length ? list.join('\n') : 'none');
 	return [
 		`*SEO audit of ${new URL(SITE_ORIGIN).hostname.replace(/^www\./, '')}*: ${audited.length} pages: ${count('good')} good, ${count('decent')} decent, ${count('bad')} bad` +
 			`${failed.length ? `; ${failed.length} could not be analyzed` : ''}.`,
 		`Analyzed in this run: ${counted('created')} new, ${counted('reanalyzed')} re-analyzed; ${counted('existing')} fresh from earlier runs.`,
+		'*Top issues by pages affected*',
+		topIssues,
 		'*Worst pages*',
-		lines(worst.map(({ url, report }) => `• ${url}: ${report.result}/100 (${resultBandOf(report.result)}) ${reportUrl(report)}`)),
+		lines([
+			...worst.map(({ url, report }) => `• ${url}: ${report.result}/100 (${resultBandOf(report.result)}) ${reportUrl(report)}`),
+			...(tiedPages ? [`• and ${tiedPages} more at ${worst[4].report.result}/100`] : []),
+		]),
 		'*Checks newly failing on the re-analyzed pages*',
 		lines(newlyFailing),
 		'*Could not be analyzed*',

@@ -185,6 +185,26 @@ const CHECKS: Record<string, [Importance, Describe]> = {
 
 const CHECK_LIST = Object.entries(CHECKS);
 
+/** The title phpRank's report page (in English) shows for each check. */
+const CHECK_TITLES: Record<string, string> = {
+	title: 'Title', meta_description: 'Meta description', headings: 'Headings', content_keywords: 'Content keywords',
+	image_keywords: 'Image keywords', seo_friendly_url: 'SEO friendly URL', '404_page': '404 page', robots: 'Robots',
+	noindex: 'Noindex', in_page_links: 'In-page links', language: 'Language', favicon: 'Favicon',
+	text_compression: 'Text compression', load_time: 'Load time', page_size: 'Page size', http_requests: 'HTTP requests',
+	image_format: 'Image format', defer_javascript: 'Defer JavaScript', dom_size: 'DOM size', doctype: 'Doctype',
+	https_encryption: 'HTTPS encryption', mixed_content: 'Mixed content', server_signature: 'Server signature',
+	unsafe_cross_origin_links: 'Unsafe cross-origin links', plaintext_email: 'Plaintext email', structured_data: 'Structured data',
+	meta_viewport: 'Meta viewport', charset: 'Charset', sitemap: 'Sitemap', social: 'Social', content_length: 'Content length',
+	text_html_ratio: 'Text to HTML ratio', inline_css: 'Inline CSS',
+};
+
+/** A check's title as phpRank's report page shows it. */
+export function checkTitle(name: string): string {
+	const title = CHECK_TITLES[name];
+	if (title === undefined) throw new Error(`no title for the check "${name}"`);
+	return title;
+}
+
 export const CHECK_NAMES: readonly string[] = Object.keys(CHECKS);
 
 const TOTAL_WEIGHT = CHECK_LIST.reduce((sum, [, [importance]]) => sum + WEIGHT[importance], 0);
@@ -235,4 +255,10 @@ export function failedChecks(targetUrl: string, changedQuality?: number): Record
 		if (!passed[i]) failed[importance].push(name);
 	});
 	return failed;
+}
+
+/** The titles of the checks a page fails, by importance, in the order phpRank lists them. */
+export function failedCheckTitles(targetUrl: string, changedQuality?: number): Record<Importance, string[]> {
+	const failed = failedChecks(targetUrl, changedQuality);
+	return { high: failed.high.map(checkTitle), medium: failed.medium.map(checkTitle), low: failed.low.map(checkTitle) };
 }

@@ -8,7 +8,7 @@ import type { PhpRankServer } from '../../dev/server';
 import { assert, assertEqual } from './checks';
 import { itemsOf, type Execution } from '../../dev/n8n/executions';
 import { readCsv, resultsRow, RESULTS_FILE, seedReportsWithChangedPages, siteAuditSummary, spreadsheetRows } from '../../dev/examples';
-import { failedChecks } from '../../dev/server/analysis';
+import { checkTitle, failedChecks, failedCheckTitles } from '../../dev/server/analysis';
 import { parseReportTarget } from '../../dev/server/reportUrl';
 import { resultBandOf } from '../../dev/server/listQuery';
 import { GONE_PAGES, SITE_INDEX_FILE, SITE_INDEXES, SITE_PAGES, sitemapFilesFrom, SITEMAPS } from '../../dev/server/site';
@@ -40,7 +40,7 @@ type Report = ServerSnapshot['reports'][number];
 
 const ids = (items: Array<Record<string, unknown>>) => items.map((item) => item.id);
 const names = (list: string[]) => list.join(', ') || 'none';
-const failedHigh = (report: Report) => names(failedChecks(report.targetUrl, report.quality).high);
+const failedHigh = (report: Report) => names(failedCheckTitles(report.targetUrl, report.quality).high);
 /** The page of a report in phpRank, as the node links it: the credential's Base URL is the bundled server's URL. */
 const reportUrl = (server: PhpRankServer, id: number) => `${server.url}/reports/${id}`;
 const IMPORTANCES = ['high', 'medium', 'low'] as const;
@@ -153,12 +153,13 @@ const scheduledReanalysisOffline: ExampleExpectation = {
 			'previous and new score of each re-analyzed report',
 		);
 		assertEqual(
-			itemsOf(execution, 'Re-analyze report').map((item) => [item.id, item.reportUrl, item.newlyFailedChecks, item.fixedChecks]),
+			itemsOf(execution, 'Re-analyze report').map((item) => [item.id, item.reportUrl, item.newlyFailedChecks, item.newlyFailedCheckNames, item.fixedChecks, item.fixedCheckNames]),
 			newestFirst.map((report) => {
 				const { newlyFailedChecks, fixedChecks } = changedChecks(report, now(report.id));
-				return [report.id, reportUrl(server, report.id), newlyFailedChecks, fixedChecks];
+				const titled = (checks: typeof fixedChecks) => ({ high: checks.high.map(checkTitle), medium: checks.medium.map(checkTitle), low: checks.low.map(checkTitle) });
+				return [report.id, reportUrl(server, report.id), newlyFailedChecks, titled(newlyFailedChecks), fixedChecks, titled(fixedChecks)];
 			}),
-			'link and newly failing and fixed checks of each re-analyzed report',
+			'link and newly failing and fixed checks of each re-analyzed report, with their titles',
 		);
 		const gradeGotWorse = (report: Report) => GRADES.indexOf(gradeOf(now(report.id).result)) < GRADES.indexOf(gradeOf(report.result));
 		const newlyFailsHigh = (report: Report) => changedChecks(report, now(report.id)).newlyFailedChecks.high.length > 0;
@@ -178,10 +179,11 @@ const scheduledReanalysisOffline: ExampleExpectation = {
 				const after = now(report.id);
 				const { newlyFailedChecks, fixedChecks } = changedChecks(report, after);
 				const change = after.result - report.result;
-				const fixed = [...fixedChecks.high, ...fixedChecks.medium, ...fixedChecks.low];
+				const fixed = [...fixedChecks.high, ...fixedChecks.medium, ...fixedChecks.low].map(checkTitle);
+				const titles = (list: string[]) => names(list.map(checkTitle));
 				const text =
 					`SEO alert: ${report.url} got worse: ${report.result} → ${after.result}/100 (${change > 0 ? '+' : ''}${change}, ${gradeOf(report.result)} → ${gradeOf(after.result)}). ` +
-					`Newly failing checks: high: ${names(newlyFailedChecks.high)}; medium: ${names(newlyFailedChecks.medium)}; low: ${names(newlyFailedChecks.low)}.` +
+					`Newly failing checks: high: ${titles(newlyFailedChecks.high)}; medium: ${titles(newlyFailedChecks.medium)}; low: ${titles(newlyFailedChecks.low)}.` +
 					(fixed.length ? ` Fixed: ${fixed.join(', ')}.` : '') +
 					` Report: ${reportUrl(server, report.id)}`;
 				return [text, reportUrl(server, report.id)];

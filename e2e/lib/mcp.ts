@@ -13,7 +13,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { INodeTypeDescription } from 'n8n-workflow';
 
 import type { PhpRankServer, ReportState } from '../../dev/server';
-import { failedChecks } from '../../dev/server/analysis';
+import { failedChecks, failedCheckTitles } from '../../dev/server/analysis';
 import { resultBandOf } from '../../dev/server/listQuery';
 import { assert, assertEqual, type Checks } from './checks';
 import type { Example, WorkflowNode } from '../../dev/n8n/examples';
@@ -99,12 +99,13 @@ function answerOf(answer: ToolAnswer): Array<Record<string, unknown>> {
 function checkCompact(item: Record<string, unknown>, stored: ReportState | undefined, phpRank: PhpRankServer): void {
 	assert(stored, `report ${String(item.id)} is not on the server`);
 	assertEqual(
-		{ id: item.id, result: item.result, grade: item.grade, failedChecks: item.failedChecks, reportUrl: item.reportUrl },
+		{ id: item.id, result: item.result, grade: item.grade, failedChecks: item.failedChecks, failedCheckNames: item.failedCheckNames, reportUrl: item.reportUrl },
 		{
 			id: stored.id,
 			result: stored.result,
 			grade: resultBandOf(stored.result),
 			failedChecks: failedChecks(stored.targetUrl, stored.quality),
+			failedCheckNames: failedCheckTitles(stored.targetUrl, stored.quality),
 			reportUrl: `${phpRank.url}/reports/${stored.id}`,
 		},
 		`report ${stored.id}`,

@@ -10,7 +10,7 @@ import { loadExampleWorkflow } from '../../dev/examples';
 import { resultBandOf } from '../../dev/server/listQuery';
 import { GONE_PAGES } from '../../dev/server/site';
 import { TOOL_CALL_MAX_WAIT_SECONDS } from '../../nodes/PhpRank/shared/toolUse';
-import { apiRequests, credentialsFor, failedChecksOnServer, useServer } from '../support/phpRank';
+import { apiRequests, credentialsFor, failedCheckNamesOnServer, failedChecksOnServer, useServer } from '../support/phpRank';
 
 const example = loadExampleWorkflow('phprank-mcp-server.json');
 const TRIGGER_TYPE = '@n8n/n8n-nodes-langchain.mcpTrigger';
@@ -32,13 +32,14 @@ async function callTool(name: string, args: IDataObject) {
 const report = (id: unknown) => server().reports().find((candidate) => candidate.id === id)!;
 const newestFirst = () => [...server().reports()].sort((a, b) => b.id - a.id);
 
-/** What a tool answers about a stored report: score, grade, failed checks and link, without per-check results. */
+/** What a tool answers about a stored report: score, grade, failed checks with their titles and link, without per-check results. */
 function expectCompactReport(answer: IDataObject) {
 	const stored = report(answer.id);
 	expect(answer).toMatchObject({
 		result: stored.result,
 		grade: resultBandOf(stored.result),
 		failedChecks: failedChecksOnServer(stored),
+		failedCheckNames: failedCheckNamesOnServer(stored),
 		reportUrl: `${server().url}/reports/${stored.id}`,
 	});
 	expect(answer).not.toHaveProperty('results');

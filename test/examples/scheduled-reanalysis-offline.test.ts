@@ -39,12 +39,12 @@ const names = (list: string[]) => list.join(', ') || 'none';
 /** The alert for a report, from the server's state before and after the re-analysis. */
 function alertText(report: ReportState): string {
 	const now = after(report.id);
-	const { newlyFailedChecks, fixedChecks } = changedChecks(report);
+	const { newlyFailedCheckNames: newlyFailed, fixedCheckNames: fixedChecks } = changedChecks(report);
 	const change = now.result - report.result;
 	const fixed = [...fixedChecks.high, ...fixedChecks.medium, ...fixedChecks.low];
 	return (
 		`SEO alert: ${report.url} got worse: ${report.result} → ${now.result}/100 (${change > 0 ? '+' : ''}${change}, ${gradeOf(report.result)} → ${gradeOf(now.result)}). ` +
-		`Newly failing checks: high: ${names(newlyFailedChecks.high)}; medium: ${names(newlyFailedChecks.medium)}; low: ${names(newlyFailedChecks.low)}.` +
+		`Newly failing checks: high: ${names(newlyFailed.high)}; medium: ${names(newlyFailed.medium)}; low: ${names(newlyFailed.low)}.` +
 		(fixed.length ? ` Fixed: ${fixed.join(', ')}.` : '') +
 		` Report: ${reportUrl(report.id)}`
 	);

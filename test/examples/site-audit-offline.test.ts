@@ -20,6 +20,7 @@ import {
 	SITEMAPS,
 } from '../../dev/server/site';
 import { EXAMPLES_DIR, loadExampleWorkflow, siteAuditSummary } from '../../dev/examples';
+import { CHECK_NAMES } from '../../dev/server/analysis';
 import { runWorkflow } from '../../dev/engine';
 import type { RunResult, WorkflowFixture } from '../../dev/engine';
 import { EXAMPLE_SERVER_ORIGIN, loadExamples } from '../../dev/n8n/examples';
@@ -165,6 +166,43 @@ describe('examples/site-audit-offline.json', () => {
 			// The fixture site has pages of every grade, so each count means something.
 			expect(text).toMatch(new RegExp(`: ${livePages.length} pages: [1-9]\\d* good, [1-9]\\d* decent, [1-9]\\d* bad; 1 could not be analyzed\\.\nAnalyzed in this run: ${livePages.length} new, 0 re-analyzed; 0 fresh from earlier runs\\.\n`));
 			expect(text).toContain('*Checks newly failing on the re-analyzed pages*\nnone');
+		});
+
+		it('names the top issues by the pages they affect, in the words of phpRank\'s report page', () => {
+			const text = String(summaries(result)[0].text);
+			const [, topIssues] = /\*Top issues by pages affected\*\n(.*)\n/.exec(text) ?? [];
+
+			expect(topIssues).toMatch(/^[A-Z0-9][^_]* \(\d+ pages?\)(, [A-Z0-9][^_]* \(\d+ pages?\)){4}/);
+			const counts = [...topIssues.matchAll(/\((\d+) pages?\)/g)].map(([, count]) => Number(count));
+			expect(counts).toEqual([...counts].sort((a, b) => b - a));
+		});
+	});
+
+	describe('ties at the fifth place: every page fails the same checks and has the same score', () => {
+		let result: RunResult;
+		beforeAll(async () => {
+			server.reset();
+			for (const url of livePages) server.changePage(url, { quality: 0 });
+			result = await run();
+		});
+
+		it('counts the checks and the pages tied with the fifth instead of cutting them, ordered by importance and title, and by URL', () => {
+			const text = String(summaries(result)[0].text);
+			const [score] = new Set(server.reports().map((report) => report.result));
+			const byUrl = [...livePages].sort((a, b) => a.localeCompare(b));
+
+			expect(result.error).toBeUndefined();
+			expect(new Set(server.reports().map((report) => report.result)).size).toBe(1);
+			expect(text).toBe(siteAuditSummary(server, [], { pages: audited(result), errors: errorsOf(result) }));
+			// Every check but HTTPS encryption fails on every page: the high-importance ones first, by title.
+			const everyPage = `(${livePages.length} pages)`;
+			expect(text).toContain(
+				`*Top issues by pages affected*\n404 page ${everyPage}, Content keywords ${everyPage}, Headings ${everyPage}, Load time ${everyPage}, Meta description ${everyPage}` +
+					` and ${CHECK_NAMES.length - 1 - 5} more with ${livePages.length} pages\n`,
+			);
+			const worst = text.split('*Worst pages*\n')[1].split('\n*')[0].split('\n');
+			expect(worst.slice(0, 5).map((line) => line.split(': ')[0])).toEqual(byUrl.slice(0, 5).map((url) => `• ${url}`));
+			expect(worst.slice(5)).toEqual([`• and ${livePages.length - 5} more at ${score}/100`]);
 		});
 	});
 
@@ -318,6 +356,8 @@ describe('examples/site-audit-offline.json', () => {
 			expect(text).toBe(siteAuditSummary(server, beforeWeekly, { pages: audited(weekly), errors: errorsOf(weekly) }));
 			expect(text).toContain(`\nAnalyzed in this run: 0 new, ${AGED_PAGES.length} re-analyzed; ${livePages.length - AGED_PAGES.length} fresh from earlier runs.\n`);
 			expect(text).toContain(`*Checks newly failing on the re-analyzed pages*\n• ${CHANGED_PAGE}: `);
+			// By the titles phpRank's report page shows, not the check ids.
+			expect(text.split('*Checks newly failing on the re-analyzed pages*\n')[1].split('\n*')[0]).not.toMatch(/[a-z]_[a-z]|404_page/);
 			expect(text).toContain(`${server.url}/reports/${changed.id}\n*Could not be analyzed*`);
 			expect(text).not.toContain(`• ${CHANGED_FRESH_PAGE}: `);
 			expect(changed.result).toBeLessThan(beforeWeekly.find((report) => report.id === changed.id)!.result);

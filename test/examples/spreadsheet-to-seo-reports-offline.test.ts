@@ -17,7 +17,7 @@ import {
 } from '../../dev/examples';
 import { runWorkflow } from '../../dev/engine';
 import type { RunResult, WorkflowFixture } from '../../dev/engine';
-import { failedChecksOnServer } from '../support/phpRank';
+import { failedCheckNamesOnServer } from '../support/phpRank';
 
 const WORKFLOW_FILE = 'spreadsheet-to-seo-reports-offline.json';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -168,7 +168,7 @@ describe('examples/spreadsheet-to-seo-reports-offline.json', () => {
 		const expected = inRowOrder()
 			.filter((report) => report.result < 49)
 			.map((report) => ({
-				text: `SEO alert: ${report.url} scored ${report.result} (bad). Failed high-importance checks: ${failedChecksOnServer(report).high.join(', ') || 'none'}. Report: ${server.url}/reports/${report.id}`,
+				text: `SEO alert: ${report.url} scored ${report.result} (bad). Failed high-importance checks: ${failedCheckNamesOnServer(report).high.join(', ') || 'none'}. Report: ${server.url}/reports/${report.id}`,
 				url: report.url,
 				score: report.result,
 				reportUrl: `${server.url}/reports/${report.id}`,

@@ -2,7 +2,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import type { ExecutionBaseError, IDataObject, INodeParameters } from 'n8n-workflow';
 import { startPhpRankServer } from '../../dev/server';
 import type { PhpRankServer, PhpRankServerOptions, RecordedRequest, ReportState } from '../../dev/server';
-import { failedChecks } from '../../dev/server/analysis';
+import { checkTitle, failedChecks } from '../../dev/server/analysis';
 import { runNode } from '../../dev/engine';
 import type { RunNodeOptions, RunNodeResult } from '../../dev/engine';
 
@@ -74,16 +74,27 @@ export function failedChecksOnServer(report: ReportState): Record<'high' | 'medi
 	return failedChecks(report.targetUrl, report.quality);
 }
 
-/** The checks that fail in `after` and did not in `before`, and the reverse, by importance, as the server has them. */
+/** Checks by importance, by the titles phpRank's report page shows (the server's own). */
+export function titlesOf(checks: Record<'high' | 'medium' | 'low', string[]>): Record<'high' | 'medium' | 'low', string[]> {
+	return { high: checks.high.map(checkTitle), medium: checks.medium.map(checkTitle), low: checks.low.map(checkTitle) };
+}
+
+/** The titles of the checks a stored report failed, by importance, as the server has them. */
+export function failedCheckNamesOnServer(report: ReportState): Record<'high' | 'medium' | 'low', string[]> {
+	return titlesOf(failedChecksOnServer(report));
+}
+
+/**
+ * The checks that fail in `after` and did not in `before`, and the reverse, by importance, each followed by their
+ * titles, as the server has them.
+ */
 export function changedChecksOnServer(before: ReportState, after: ReportState) {
 	const failedBefore = failedChecksOnServer(before);
 	const failedAfter = failedChecksOnServer(after);
-	const importances = ['high', 'medium', 'low'] as const;
 	const not = (names: string[]) => (name: string) => !names.includes(name);
-	return {
-		newlyFailedChecks: Object.fromEntries(importances.map((importance) => [importance, failedAfter[importance].filter(not(failedBefore[importance]))])),
-		fixedChecks: Object.fromEntries(importances.map((importance) => [importance, failedBefore[importance].filter(not(failedAfter[importance]))])),
-	};
+	const newlyFailedChecks = { high: failedAfter.high.filter(not(failedBefore.high)), medium: failedAfter.medium.filter(not(failedBefore.medium)), low: failedAfter.low.filter(not(failedBefore.low)) };
+	const fixedChecks = { high: failedBefore.high.filter(not(failedAfter.high)), medium: failedBefore.medium.filter(not(failedAfter.medium)), low: failedBefore.low.filter(not(failedAfter.low)) };
+	return { newlyFailedChecks, newlyFailedCheckNames: titlesOf(newlyFailedChecks), fixedChecks, fixedCheckNames: titlesOf(fixedChecks) };
 }
 
 /** Requests the server received, as `METHOD path`. */

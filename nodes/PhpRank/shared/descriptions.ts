@@ -126,7 +126,7 @@ const maxWaitOption: INodeProperties = {
 
 /** A report item as the descriptions an AI agent reads name it. */
 export const REPORT_ITEM_FOR_AGENTS =
-	'url, project, result (the SEO score, 0 to 100), grade (good above 79, decent from 49, bad below 49), failedChecks (the names of the failed checks by importance: high, medium, low), reportUrl (the report\'s page in phpRank, to link to) and privacy (who can open that page: 0 anyone, 1 its owner, 2 with its password). The answer is compact: the details of every check (results) are left out unless Options > Include Per-Check Results is added and turned on';
+	'url, project, result (the SEO score, 0 to 100), grade (good above 79, decent from 49, bad below 49), failedChecks (the ids of the failed checks by importance: high, medium, low), failedCheckNames (the same checks as phpRank titles them, to show a person), reportUrl (the report\'s page in phpRank, to link to) and privacy (who can open that page: 0 anyone, 1 its owner, 2 with its password). The answer is compact: the details of every check (results) are left out unless Options > Include Per-Check Results is added and turned on';
 
 /**
  * The description an AI agent reads for each operation, on the tool variant only. n8n builds one from the

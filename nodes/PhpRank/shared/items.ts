@@ -1,5 +1,6 @@
 import type { IDataObject, IExecutePaginationFunctions, INodeExecutionData } from 'n8n-workflow';
 import type { ErrorContext } from './errors';
+import { checkNameOf } from './checkNames';
 import { unexpectedAnswer } from './errors';
 import { gradeOf, storedScore } from './grade';
 import { parseBoolean } from './validation';
@@ -27,7 +28,7 @@ const IMPORTANCES = ['high', 'medium', 'low'] as const;
 
 type Importance = (typeof IMPORTANCES)[number];
 
-/** The names of the checks a report failed, by importance, in phpRank's order: small enough for a chat message. */
+/** The ids of the checks a report failed, by importance, in phpRank's order: small enough for a chat message. */
 type FailedChecks = Record<Importance, string[]>;
 
 function isImportance(value: unknown): value is Importance {
@@ -36,6 +37,11 @@ function isImportance(value: unknown): value is Importance {
 
 function noChecks(): FailedChecks {
 	return { high: [], medium: [], low: [] };
+}
+
+/** The same checks by the titles phpRank's report page shows: what a message to a person names. */
+function namesOf(checks: FailedChecks): FailedChecks {
+	return { high: checks.high.map(checkNameOf), medium: checks.medium.map(checkNameOf), low: checks.low.map(checkNameOf) };
 }
 
 /** Undefined when the record has no per-check results; PHP sends an empty map as `[]`. */
@@ -57,11 +63,12 @@ function reportUrlOf(site: string, id: unknown): string | null {
 /**
  * A report as phpRank sends it, with the score as phpRank stores it and, right after it, its `grade`,
  * what the node adds about the run (`additions`: the outcome of a create, the previous score), and
- * `failedChecks`, which stays when `results` is left out; beside its `privacy`, the `reportUrl` of its page.
+ * `failedChecks` with their `failedCheckNames`, which stay when `results` is left out; beside its `privacy`,
+ * the `reportUrl` of its page.
  */
 export function shapeReport(record: IDataObject, { omitResults, site }: ReportShape, additions: IDataObject = {}): IDataObject {
 	const failedChecks = failedChecksOf(record.results);
-	const summary = failedChecks === undefined ? additions : { ...additions, failedChecks };
+	const summary = failedChecks === undefined ? additions : { ...additions, failedChecks, failedCheckNames: namesOf(failedChecks) };
 	const report: IDataObject = {};
 	let summarized = false;
 	for (const [key, value] of Object.entries(record)) {
@@ -90,12 +97,12 @@ function checkOf(results: IDataObject, name: string): IDataObject {
 }
 
 /**
- * The checks that fail now and did not before, and those that failed before and pass now, by importance:
- * what an alert about a re-analysis leads with. Null where either answer has no per-check results.
+ * The checks that fail now and did not before, and those that failed before and pass now, by importance, each
+ * with their titles: what an alert about a re-analysis leads with. Null where either answer has no per-check results.
  */
-function changedChecksOf(previous: unknown, current: unknown): { newlyFailedChecks: FailedChecks | null; fixedChecks: FailedChecks | null } {
+function changedChecksOf(previous: unknown, current: unknown): IDataObject {
 	if (typeof previous !== 'object' || previous === null || typeof current !== 'object' || current === null) {
-		return { newlyFailedChecks: null, fixedChecks: null };
+		return { newlyFailedChecks: null, newlyFailedCheckNames: null, fixedChecks: null, fixedCheckNames: null };
 	}
 	const before = previous as IDataObject;
 	const now = current as IDataObject;
@@ -109,7 +116,7 @@ function changedChecksOf(previous: unknown, current: unknown): { newlyFailedChec
 		const { passed, importance } = checkOf(before, name);
 		if (passed === false && isImportance(importance) && checkOf(now, name).passed === true) fixedChecks[importance].push(name);
 	}
-	return { newlyFailedChecks, fixedChecks };
+	return { newlyFailedChecks, newlyFailedCheckNames: namesOf(newlyFailedChecks), fixedChecks, fixedCheckNames: namesOf(fixedChecks) };
 }
 
 /**

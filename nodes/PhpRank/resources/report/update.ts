@@ -100,4 +100,4 @@ async function validateReportUpdate(
 	return requestOptions;
 }
 
-export const reportUpdateForAgents = `Change one phpRank SEO report by its numeric report ID: its privacy, its password, or analyze the page again to refresh its score (Re-Analyze). Returns the updated report: ${REPORT_ITEM_FOR_AGENTS}. With Add Previous Score it also has previousResult, resultChange, newlyFailedChecks and fixedChecks (the checks that fail now and did not before, and those fixed, by importance).`;
+export const reportUpdateForAgents = `Change one phpRank SEO report by its numeric report ID: its privacy, its password, or analyze the page again to refresh its score (Re-Analyze). Returns the updated report: ${REPORT_ITEM_FOR_AGENTS}. With Add Previous Score it also has previousResult, resultChange, newlyFailedChecks and fixedChecks (the checks that fail now and did not before, and those fixed, by importance); newlyFailedCheckNames and fixedCheckNames give their titles).`;

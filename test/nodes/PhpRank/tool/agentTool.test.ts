@@ -52,6 +52,7 @@ describe('what an AI agent is told about each operation', () => {
 		if (resource === 'report' && operation !== 'delete') {
 			expect(expected).toMatch(/result \(the SEO score, 0 to 100\), grade/);
 			expect(expected).toContain('failedChecks');
+			expect(expected).toContain('failedCheckNames');
 			expect(expected).toMatch(/reportUrl \(the report's page in phpRank/);
 			expect(expected).toMatch(/The answer is compact/);
 		}

@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 import { createPoller } from '../../../../dev/engine';
-import { apiRequests, credentialsFor, failedChecksOnServer, useServer } from '../../../support/phpRank';
+import { apiRequests, credentialsFor, failedCheckNamesOnServer, failedChecksOnServer, useServer } from '../../../support/phpRank';
 import { createReports, deleteReport } from './phpRankApi';
 
 const server = useServer({}, (phpRank) => phpRank.seedReports(20));
@@ -45,6 +45,7 @@ describe('phpRank Trigger: New Report', () => {
 		expect(reports[0]).toEqual(expect.objectContaining({ url: 'new.example.com/page-0', results: expect.any(Object) }));
 		for (const report of reports) {
 			expect(report.failedChecks).toEqual(failedChecksOnServer(server().reports().find((stored) => stored.id === report.id)!));
+			expect(report.failedCheckNames).toEqual(failedCheckNamesOnServer(server().reports().find((stored) => stored.id === report.id)!));
 		}
 		expect(await poller.poll()).toBeNull();
 	});

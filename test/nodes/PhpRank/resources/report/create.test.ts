@@ -1,4 +1,4 @@
-import { apiRequests, changedChecksOnServer, failedChecksOnServer, inputErrorOf, requestLines, runPhpRank, useServer } from '../../../../support/phpRank';
+import { apiRequests, changedChecksOnServer, failedCheckNamesOnServer, failedChecksOnServer, inputErrorOf, requestLines, runPhpRank, useServer } from '../../../../support/phpRank';
 import { GONE_PAGES, sitePageFailure } from '../../../../../dev/server/site';
 
 const server = useServer();
@@ -32,9 +32,10 @@ describe('Report > Create', () => {
 		expect(items[0].json.grade).toBe(stored.score > 79 ? 'good' : stored.score >= 49 ? 'decent' : 'bad');
 		expect(Object.keys(items[0].json.results as object).length).toBeGreaterThan(30);
 		expect(items[0].pairedItem).toEqual({ item: 0 });
-		expect(Object.keys(items[0].json).slice(0, 7)).toEqual(['id', 'url', 'project', 'result', 'grade', 'outcome', 'failedChecks']);
+		expect(Object.keys(items[0].json).slice(0, 8)).toEqual(['id', 'url', 'project', 'result', 'grade', 'outcome', 'failedChecks', 'failedCheckNames']);
 		expect(items[0].json.outcome).toBe('created');
 		expect(items[0].json.failedChecks).toEqual(failedChecksOnServer(stored));
+		expect(items[0].json.failedCheckNames).toEqual(failedCheckNamesOnServer(stored));
 	});
 
 	it('keeps the failed checks when the per-check results are left out', async () => {
@@ -43,6 +44,7 @@ describe('Report > Create', () => {
 		expect(error).toBeUndefined();
 		expect(items[0].json.results).toBeUndefined();
 		expect(items[0].json.failedChecks).toEqual(failedChecksOnServer(server().reports()[0]));
+		expect(items[0].json.failedCheckNames).toEqual(failedCheckNamesOnServer(server().reports()[0]));
 	});
 
 	it.each([
@@ -195,7 +197,7 @@ describe('Report > Create: If the URL Already Has a Report', () => {
 			expect(server().reports()).toHaveLength(1);
 			const stored = server().reports()[0];
 			expect(items[0].json).toMatchObject({ id, url: 'example.com/blog/', result: stored.result, outcome: 'existing' });
-			expect(Object.keys(items[0].json).slice(3, 8)).toEqual(['result', 'grade', 'outcome', 'ageHours', 'failedChecks']);
+			expect(Object.keys(items[0].json).slice(3, 9)).toEqual(['result', 'grade', 'outcome', 'ageHours', 'failedChecks', 'failedCheckNames']);
 			expect(items[0].json.ageHours).toBeGreaterThanOrEqual(0);
 			expect(items[0].json.failedChecks).toEqual(failedChecksOnServer(stored));
 			expect(items[0].pairedItem).toEqual({ item: 0 });
@@ -360,7 +362,7 @@ describe('Report > Create: If the URL Already Has a Report', () => {
 				previousGrade: before.result > 79 ? 'good' : before.result >= 49 ? 'decent' : 'bad',
 				resultChange: after.result - before.result,
 			});
-			expect(Object.keys(items[0].json).slice(3, 11)).toEqual([
+			expect(Object.keys(items[0].json).slice(3, 15)).toEqual([
 				'result',
 				'grade',
 				'outcome',
@@ -368,9 +370,14 @@ describe('Report > Create: If the URL Already Has a Report', () => {
 				'previousGrade',
 				'resultChange',
 				'newlyFailedChecks',
+				'newlyFailedCheckNames',
 				'fixedChecks',
+				'fixedCheckNames',
+				'failedChecks',
+				'failedCheckNames',
 			]);
 			expect(items[0].json.failedChecks).toEqual(failedChecksOnServer(after));
+			expect(items[0].json.failedCheckNames).toEqual(failedCheckNamesOnServer(after));
 			// From the lookup's answer and the re-analysis's: no request more.
 			expect(items[0].json).toMatchObject(changedChecksOnServer(before, after));
 			expect((items[0].json.newlyFailedChecks as { high: string[] }).high.length).toBeGreaterThan(0);
@@ -393,6 +400,7 @@ describe('Report > Create: If the URL Already Has a Report', () => {
 			expect(apiRequests(server())[1].body).toEqual({ url: URL, privacy: '1' });
 			expect(items[0].json.outcome).toBe('created');
 			expect(items[0].json).not.toHaveProperty('previousResult');
+			expect(items[0].json).not.toHaveProperty('newlyFailedCheckNames');
 		});
 
 		it('never sends Privacy or Password with the re-analysis', async () => {

@@ -1,4 +1,4 @@
-import { apiRequests, byId, failedChecksOnServer, fromList, inputErrorOf, runPhpRank, useServer } from '../../../../support/phpRank';
+import { apiRequests, byId, failedCheckNamesOnServer, failedChecksOnServer, fromList, inputErrorOf, runPhpRank, useServer } from '../../../../support/phpRank';
 
 const server = useServer({}, (phpRank) => phpRank.seedReports(12));
 
@@ -48,15 +48,44 @@ describe('Report > Get', () => {
 		expect(lean.failedChecks).toEqual(full.failedChecks);
 	});
 
+	it('names each failed check right after the ids, as phpRank\'s report page titles it, also without the per-check results', async () => {
+		const full = (await runPhpRank(server(), get(byId('7')))).items[0].json;
+		const lean = (await runPhpRank(server(), { ...get(byId('7')), options: { omitResults: true } })).items[0].json;
+
+		const keys = Object.keys(full);
+		expect(keys.indexOf('failedCheckNames')).toBe(keys.indexOf('failedChecks') + 1);
+		expect(full.failedCheckNames).toEqual(failedCheckNamesOnServer(server().reports().find((report) => report.id === 7)!));
+		expect(Object.values(full.failedCheckNames as object).flat().length).toBeGreaterThan(0);
+		expect(lean.failedCheckNames).toEqual(full.failedCheckNames);
+	});
+
+	it('names a check this node does not know by its id made readable, and the checks it knows by their titles', async () => {
+		const results = {
+			meta_description: { passed: false, importance: 'high' },
+			some_new_check: { passed: false, importance: 'high' },
+			minified: { passed: false, importance: 'medium' },
+			x: { passed: false, importance: 'low' },
+			'404_page': { passed: false, importance: 'low' },
+			favicon: { passed: true, importance: 'medium' },
+		};
+		server().injectFault({ path: '/api/v1/reports/7', kind: 'status', status: 200, body: { data: { id: 7, url: 'example.com/', result: 50, results }, status: 200 } });
+
+		const { items } = await runPhpRank(server(), get(byId('7')));
+
+		expect(items[0].json.failedChecks).toEqual({ high: ['meta_description', 'some_new_check'], medium: ['minified'], low: ['x', '404_page'] });
+		expect(items[0].json.failedCheckNames).toEqual({ high: ['Meta description', 'Some new check'], medium: ['Minification'], low: ['X', '404 page'] });
+	});
+
 	it.each([
-		['an empty map, which PHP sends as []', [], { high: [], medium: [], low: [] }],
-		['checks of an unknown importance or without a verdict', { a: { passed: false, importance: 'urgent' }, b: { importance: 'high' }, c: null, d: { passed: false, importance: 'low' } }, { high: [], medium: [], low: ['d'] }],
-	])('reads %s', async (_, results, failedChecks) => {
+		['an empty map, which PHP sends as []', [], { high: [], medium: [], low: [] }, { high: [], medium: [], low: [] }],
+		['checks of an unknown importance or without a verdict', { a: { passed: false, importance: 'urgent' }, b: { importance: 'high' }, c: null, d: { passed: false, importance: 'low' } }, { high: [], medium: [], low: ['d'] }, { high: [], medium: [], low: ['D'] }],
+	])('reads %s', async (_, results, failedChecks, failedCheckNames) => {
 		server().injectFault({ path: '/api/v1/reports/7', kind: 'status', status: 200, body: { data: { id: 7, url: 'example.com/', result: 50, results }, status: 200 } });
 
 		const { items } = await runPhpRank(server(), get(byId('7')));
 
 		expect(items[0].json.failedChecks).toEqual(failedChecks);
+		expect(items[0].json.failedCheckNames).toEqual(failedCheckNames);
 	});
 
 	it('adds no failed checks to a report without per-check results', async () => {

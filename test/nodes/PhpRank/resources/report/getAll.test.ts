@@ -1,5 +1,5 @@
 import type { IDataObject, IPairedItemData } from 'n8n-workflow';
-import { apiRequests, byName, failedChecksOnServer, fromList, inputErrorOf, runPhpRank, useServer } from '../../../../support/phpRank';
+import { apiRequests, byName, failedCheckNamesOnServer, failedChecksOnServer, fromList, inputErrorOf, runPhpRank, useServer } from '../../../../support/phpRank';
 
 const server = useServer();
 
@@ -139,8 +139,11 @@ describe('Report > Get Many: filters and options', () => {
 		for (const [index, { json }] of full.items.entries()) {
 			const keys = Object.keys(json);
 			expect(keys.indexOf('failedChecks')).toBe(keys.indexOf('grade') + 1);
+			expect(keys.indexOf('failedCheckNames')).toBe(keys.indexOf('failedChecks') + 1);
 			expect(json.failedChecks).toEqual(failedChecksOnServer(server().reports().find((report) => report.id === json.id)!));
+			expect(json.failedCheckNames).toEqual(failedCheckNamesOnServer(server().reports().find((report) => report.id === json.id)!));
 			expect(lean.items[index].json.failedChecks).toEqual(json.failedChecks);
+			expect(lean.items[index].json.failedCheckNames).toEqual(json.failedCheckNames);
 		}
 	});
 

@@ -1,4 +1,4 @@
-import { apiRequests, byId, changedChecksOnServer, failedChecksOnServer, inputErrorOf, requestLines, runPhpRank, useServer } from '../../../../support/phpRank';
+import { apiRequests, byId, changedChecksOnServer, failedCheckNamesOnServer, failedChecksOnServer, inputErrorOf, requestLines, runPhpRank, useServer } from '../../../../support/phpRank';
 
 const server = useServer({}, (phpRank) => phpRank.seedReports(5));
 
@@ -103,17 +103,21 @@ describe('Report > Update: Add Previous Score', () => {
 			previousGrade: gradeOf(before.result),
 			resultChange: after.result - before.result,
 		});
-		expect(Object.keys(items[0].json).slice(3, 11)).toEqual([
+		expect(Object.keys(items[0].json).slice(3, 14)).toEqual([
 			'result',
 			'grade',
 			'previousResult',
 			'previousGrade',
 			'resultChange',
 			'newlyFailedChecks',
+			'newlyFailedCheckNames',
 			'fixedChecks',
+			'fixedCheckNames',
 			'failedChecks',
+			'failedCheckNames',
 		]);
 		expect(items[0].json.failedChecks).toEqual(failedChecksOnServer(after));
+		expect(items[0].json.failedCheckNames).toEqual(failedCheckNamesOnServer(after));
 		const changed = changedChecksOnServer(before, after);
 		expect(changed.newlyFailedChecks.high.length).toBeGreaterThan(0);
 		expect(items[0].json).toMatchObject(changed);
@@ -129,9 +133,38 @@ describe('Report > Update: Add Previous Score', () => {
 		expect(items[0].json).toMatchObject({ previousResult: before.result, resultChange: stored(3).result - before.result });
 		expect(items[0].json.resultChange).toBeGreaterThan(0);
 		expect(items[0].json.failedChecks).toEqual({ high: before.targetUrl.startsWith('https:') ? [] : ['https_encryption'], medium: [], low: [] });
+		expect(items[0].json.failedCheckNames).toEqual({ high: before.targetUrl.startsWith('https:') ? [] : ['HTTPS encryption'], medium: [], low: [] });
 		expect(items[0].json.newlyFailedChecks).toEqual({ high: [], medium: [], low: [] });
+		expect(items[0].json.newlyFailedCheckNames).toEqual({ high: [], medium: [], low: [] });
 		expect(items[0].json.fixedChecks).toEqual(changedChecksOnServer(before, stored(3)).fixedChecks);
+		expect(items[0].json.fixedCheckNames).toEqual(changedChecksOnServer(before, stored(3)).fixedCheckNames);
 		expect((items[0].json.fixedChecks as { medium: string[] }).medium.length).toBeGreaterThan(0);
+	});
+
+	it('names newly failing and fixed checks a newer phpRank added by their ids made readable', async () => {
+		const answer = (results: object) => ({ kind: 'status' as const, status: 200, body: { data: { id: 3, url: 'example.com/', result: 50, results }, status: 200 } });
+		server().injectFault({ method: 'GET', path: '/api/v1/reports/3', ...answer({ core_web_vitals: { passed: true, importance: 'high' }, old_check: { passed: false, importance: 'low' }, title: { passed: true, importance: 'high' } }) });
+		server().injectFault({ method: 'PUT', path: '/api/v1/reports/3', ...answer({ core_web_vitals: { passed: false, importance: 'high' }, old_check: { passed: true, importance: 'low' }, title: { passed: false, importance: 'high' } }) });
+
+		const { items, error } = await runPhpRank(server(), { ...update({ reanalyze: true }), options: { includePreviousScore: true } });
+
+		expect(error).toBeUndefined();
+		expect(items[0].json).toMatchObject({
+			newlyFailedChecks: { high: ['core_web_vitals', 'title'], medium: [], low: [] },
+			newlyFailedCheckNames: { high: ['Core web vitals', 'Title'], medium: [], low: [] },
+			fixedChecks: { high: [], medium: [], low: ['old_check'] },
+			fixedCheckNames: { high: [], medium: [], low: ['Old check'] },
+			failedCheckNames: { high: ['Core web vitals', 'Title'], medium: [], low: [] },
+		});
+	});
+
+	it('gives no names where phpRank sent no per-check results', async () => {
+		server().injectFault({ method: 'GET', path: '/api/v1/reports/3', kind: 'status', status: 200, body: { data: { id: 3, url: 'example.com/', result: 50 }, status: 200 } });
+
+		const { items } = await runPhpRank(server(), { ...update({ reanalyze: true }), options: { includePreviousScore: true } });
+
+		expect(items[0].json).toMatchObject({ newlyFailedChecks: null, newlyFailedCheckNames: null, fixedChecks: null, fixedCheckNames: null });
+		expect(items[0].json.failedCheckNames).toEqual(failedCheckNamesOnServer(stored(3)));
 	});
 
 	it('reads nothing more without Re-Analyze: the score cannot change, so the change is 0', async () => {
