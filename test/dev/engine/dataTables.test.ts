@@ -14,7 +14,7 @@ async function dataTable(parameters: INodeParameters, items: IDataObject[] = [{}
 	const result = await runNode({ type: 'n8n-nodes-base.dataTable', typeVersion, parameters: { resource: 'row', dataTableId: byName, ...parameters }, items, dataTables: tables });
 	return { error: result.error, rows: result.items.map((item) => item.json) };
 }
-const conditions = (...list: Array<[string, string, unknown?]>) => ({
+const conditions = (...list: Array<[keyName: string, condition: string, keyValue?: string | number]>): INodeParameters => ({
 	filters: { conditions: list.map(([keyName, condition, keyValue]) => ({ keyName, condition, ...(keyValue !== undefined && { keyValue }) })) },
 });
 const get = async (parameters: INodeParameters = {}) => await dataTable({ operation: 'get', returnAll: true, ...parameters });
