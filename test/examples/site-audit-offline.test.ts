@@ -337,8 +337,11 @@ describe('examples/site-audit-offline.json', () => {
 			const withoutRun = ({ id: _id, createdAt: _created, updatedAt: _updated, runId: _runId, runAt: _runAt, ...row }: Record<string, unknown>) => row;
 			const rowsOf = (runId: unknown) => pageRows().filter((row) => row.runId === runId);
 
-			it('one row per page and run, each run named by the time it started', () => {
+			it('one row per page and run, each run named by the time it started; written after the summary is made', () => {
 				expect(runs().map((result) => result.error)).toEqual([undefined, undefined, undefined]);
+				const order = weekly.executedNodes;
+				expect(order.indexOf('Build summary')).toBeLessThan(order.indexOf('Save page results'));
+				expect(order.indexOf('Build summary')).toBeLessThan(order.indexOf('Save run summary'));
 				expect(pageRows()).toHaveLength(3 * SITE_PAGES.length);
 				expect(runIds()).toHaveLength(3);
 				expect(runIds()).toEqual([...runIds()].sort());
