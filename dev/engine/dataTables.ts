@@ -30,6 +30,10 @@ interface StoredTable extends DataTable {
 /** n8n's field types for its column types, with which it checks every value written. */
 const FIELD_TYPES = { string: 'string', number: 'number', boolean: 'boolean', date: 'dateTime' } as const;
 
+/** n8n's rule for column names (its REST API and Data tables page refuse others). */
+const COLUMN_NAME = /^[a-zA-Z][a-zA-Z0-9_]{0,62}$/;
+const COLUMN_NAME_RULE = 'Only alphabetical characters and non-leading numbers and underscores are allowed for column names, and the maximum length is 63 characters.';
+
 const SYSTEM_COLUMN_TYPES: Record<string, DataTableColumnType> = { id: 'number', createdAt: 'date', updatedAt: 'date' };
 
 /** What n8n's server answers when a write does not fit the table; the node passes the message on. */
@@ -41,12 +45,16 @@ function compare(stored: StoredValue, wanted: StoredValue): number {
 	return a! < b! ? -1 : a! > b! ? 1 : 0;
 }
 
-/** SQL's LIKE as n8n applies it: `%` matches any run of characters, everything else itself, case-sensitively. */
-function like(stored: StoredValue, pattern: string, ignoreCase: boolean): boolean {
+/**
+ * SQL's LIKE as n8n applies it: `%` matches any run of characters, everything else itself, case-sensitively. Its
+ * repository's table-name filter leaves `_` unescaped, where it matches any one character.
+ */
+function like(stored: StoredValue, pattern: string, ignoreCase: boolean, underscoreMatchesAny = false): boolean {
 	if (typeof stored !== 'string') return false;
+	const escape = (part: string) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 	const source = pattern
 		.split('%')
-		.map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+		.map((part) => (underscoreMatchesAny ? part.split('_').map(escape).join('.') : escape(part)))
 		.join('.*');
 	return new RegExp(`^${source}$`, ignoreCase ? 'is' : 's').test(stored);
 }
@@ -112,6 +120,7 @@ export class InMemoryDataTables {
 			updatedAt: now,
 			columns: columns.map((column, index) => {
 				if (DATA_TABLE_SYSTEM_COLUMNS.includes(column.name)) throw new DataTableValidationError(`Column name "${column.name}" is reserved`);
+				if (!COLUMN_NAME.test(column.name)) throw new DataTableValidationError(`Column name "${column.name}": ${COLUMN_NAME_RULE}`);
 				return { id: `${id}-column${index}`, name: column.name, type: column.type, index: column.index ?? index, dataTableId: id };
 			}),
 			rows: [],
@@ -152,9 +161,9 @@ export class InMemoryDataTables {
 			getProjectId: () => HARNESS_PROJECT_ID,
 			createDataTable: async ({ name, columns }) => this.create(name, columns),
 			getManyAndCount: async (options: ListDataTableOptions) => {
-				// n8n's repository: each name given matches case-insensitively anywhere in a table's name.
-				const names = [options.filter?.name ?? []].flat().map((name) => name.toLowerCase());
-				const found = [...this.tables.values()].filter((table) => names.every((name) => table.name.toLowerCase().includes(name)));
+				// n8n's repository: each name given matches case-insensitively anywhere in a table's name (SQL LIKE).
+				const names = [options.filter?.name ?? []].flat();
+				const found = [...this.tables.values()].filter((table) => names.every((name) => like(table.name, `%${name}%`, true, true)));
 				const skip = options.skip ?? 0;
 				return { count: found.length, data: found.slice(skip, options.take === undefined ? undefined : skip + options.take).map((table) => this.described(table)) };
 			},
