@@ -25,6 +25,8 @@ type StoredValue = string | number | boolean | Date | null;
 interface StoredTable extends DataTable {
 	rows: DataTableRowReturn[];
 	nextRowId: number;
+	/** Orders tables by their last change where two `updatedAt` fall in the same millisecond. */
+	changed: number;
 }
 
 /** n8n's field types for its column types, with which it checks every value written. */
@@ -99,6 +101,8 @@ export class InMemoryDataTables {
 
 	private nextTableId = 1;
 
+	private changes = 0;
+
 	/** What n8n-core's execute context calls for a Data Table node (`additionalData['data-table']`). */
 	readonly provider: DataTableProxyProvider = {
 		getDataTableAggregateProxy: async () => this.aggregate(),
@@ -125,6 +129,7 @@ export class InMemoryDataTables {
 			}),
 			rows: [],
 			nextRowId: 1,
+			changed: ++this.changes,
 		};
 		this.tables.set(id, table);
 		return this.described(table);
@@ -146,7 +151,13 @@ export class InMemoryDataTables {
 		return this.insertRows(this.table(this.byName(tableName)?.id ?? tableName), rows);
 	}
 
-	private described({ rows: _rows, nextRowId: _next, ...table }: StoredTable): DataTable {
+	/** n8n's service marks a table updated on every write to its rows. */
+	private touch(table: StoredTable): void {
+		table.updatedAt = new Date();
+		table.changed = ++this.changes;
+	}
+
+	private described({ rows: _rows, nextRowId: _next, changed: _changed, ...table }: StoredTable): DataTable {
 		return { ...table, columns: table.columns.map((column) => ({ ...column })) };
 	}
 
@@ -161,9 +172,12 @@ export class InMemoryDataTables {
 			getProjectId: () => HARNESS_PROJECT_ID,
 			createDataTable: async ({ name, columns }) => this.create(name, columns),
 			getManyAndCount: async (options: ListDataTableOptions) => {
-				// n8n's repository: each name given matches case-insensitively anywhere in a table's name (SQL LIKE).
+				// n8n's repository: each name given matches case-insensitively anywhere in a table's name (SQL LIKE);
+				// the table changed last comes first.
 				const names = [options.filter?.name ?? []].flat();
-				const found = [...this.tables.values()].filter((table) => names.every((name) => like(table.name, `%${name}%`, true, true)));
+				const found = [...this.tables.values()]
+					.filter((table) => names.every((name) => like(table.name, `%${name}%`, true, true)))
+					.sort((a, b) => b.changed - a.changed);
 				const skip = options.skip ?? 0;
 				return { count: found.length, data: found.slice(skip, options.take === undefined ? undefined : skip + options.take).map((table) => this.described(table)) };
 			},
@@ -203,17 +217,20 @@ export class InMemoryDataTables {
 				const found = this.select(table, this.required(filter));
 				const updatedAt = new Date();
 				for (const row of found) Object.assign(row, changes, { updatedAt });
+				this.touch(table);
 				return found.map((row) => ({ ...row }));
 			},
 			deleteRows: async ({ filter, dryRun }) => {
 				if (dryRun) return await unsupported('Dry Run')();
 				const found = this.select(table, this.required(filter));
 				table.rows = table.rows.filter((row) => !found.includes(row));
+				this.touch(table);
 				return found.map((row) => ({ ...row }));
 			},
 			clearRows: async () => {
 				const deletedCount = table.rows.length;
 				table.rows = [];
+				this.touch(table);
 				return { deletedCount };
 			},
 			deleteDataTable: async () => this.tables.delete(table.id),
@@ -259,6 +276,7 @@ export class InMemoryDataTables {
 			return { ...complete, id: table.nextRowId++, createdAt: now, updatedAt: now } as DataTableRowReturn;
 		});
 		table.rows.push(...inserted);
+		this.touch(table);
 		return inserted.map((row) => ({ ...row }));
 	}
 

@@ -155,15 +155,14 @@ describe("dev/engine's Data tables, through n8n's Data Table node", () => {
 		expect(urls((await get()).rows)).toEqual(['kept']);
 	});
 
-	it('finds a table by a name found anywhere in its name, ignoring case, the first made first, as n8n does', async () => {
-		const other = new InMemoryDataTables();
-		other.create('Old_Pages_2025', [{ name: 'url', type: 'string' }]);
-		other.create(TABLE, [{ name: 'url', type: 'string' }]);
-		other.insert('Old_Pages_2025', [{ url: 'from the old table' }]);
+	it('finds a table by a name found anywhere in its name, ignoring case, the one written to last, as n8n does', async () => {
+		tables.insert(TABLE, [{ url: 'from pages' }]);
+		tables.create('Old_Pages_2025', [{ name: 'url', type: 'string' }]);
+		tables.insert('Old_Pages_2025', [{ url: 'from the old table' }]);
 
-		const result = await runNode({ type: 'n8n-nodes-base.dataTable', typeVersion: 1.1, parameters: { resource: 'row', operation: 'get', dataTableId: byName, returnAll: true }, dataTables: other });
-
-		expect(urls(result.items.map((item) => item.json))).toEqual(['from the old table']);
+		expect(urls((await get()).rows)).toEqual(['from the old table']);
+		tables.insert(TABLE, [{ url: 'again' }]);
+		expect(urls((await get()).rows)).toEqual(['from pages', 'again']);
 	});
 
 	it("version 1 of the node (n8n 1.x's) finds the table by its ID", async () => {
