@@ -6,13 +6,14 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
 import { RESTRICT_FILE_ACCESS_TO } from 'n8n-core';
-import type { INodeExecutionData } from 'n8n-workflow';
+import type { DataTableColumnType, INodeExecutionData } from 'n8n-workflow';
 
 import type { PhpRankServer, ReportState } from './server';
 import { checkTitle, failedChecks, failedCheckTitles, scorePage } from './server/analysis';
 import { resultBandOf } from './server/listQuery';
 import { SITE_ORIGIN } from './server/site';
 import type { WorkflowFixture } from './engine';
+import { InMemoryDataTables } from './engine/dataTables';
 import { pointedAt } from './n8n/examples';
 
 export const REPOSITORY_ROOT = path.resolve(__dirname, '..');
@@ -232,4 +233,98 @@ export function siteAuditSummary(server: PhpRankServer, before: ReportState[], r
 		'*Could not be analyzed*',
 		lines(failed),
 	].join('\n');
+}
+
+/**
+ * The Data tables the site audit examples write their history into, and the pruning example trims: one row per
+ * page and run, and one per site and run (what a dashboard of runs reads without going through every page's row).
+ * docs/audit-history.md describes them; a user makes them in n8n with these names and columns.
+ */
+export const AUDIT_HISTORY_TABLES = {
+	pages: {
+		name: 'phprank_audit_pages',
+		columns: [
+			{ name: 'runId', type: 'string' },
+			{ name: 'runAt', type: 'date' },
+			{ name: 'site', type: 'string' },
+			{ name: 'url', type: 'string' },
+			{ name: 'score', type: 'number' },
+			{ name: 'grade', type: 'string' },
+			{ name: 'failedHigh', type: 'string' },
+			{ name: 'failedMedium', type: 'string' },
+			{ name: 'failedLow', type: 'string' },
+			{ name: 'reportId', type: 'number' },
+			{ name: 'reportUrl', type: 'string' },
+			{ name: 'error', type: 'string' },
+		],
+	},
+	runs: {
+		name: 'phprank_audit_runs',
+		columns: [
+			{ name: 'runId', type: 'string' },
+			{ name: 'runAt', type: 'date' },
+			{ name: 'site', type: 'string' },
+			{ name: 'pages', type: 'number' },
+			{ name: 'averageScore', type: 'number' },
+			{ name: 'good', type: 'number' },
+			{ name: 'decent', type: 'number' },
+			{ name: 'bad', type: 'number' },
+			{ name: 'notAnalyzed', type: 'number' },
+		],
+	},
+} as const satisfies Record<string, { name: string; columns: Array<{ name: string; type: DataTableColumnType }> }>;
+
+/** Data tables in memory with the audit history's two tables made, empty, as a user makes them in n8n. */
+export function auditHistoryTables(): InMemoryDataTables {
+	const tables = new InMemoryDataTables();
+	for (const { name, columns } of Object.values(AUDIT_HISTORY_TABLES)) tables.create(name, [...columns]);
+	return tables;
+}
+
+/** A row of `phprank_audit_pages` without its run's time: what the site audit writes for a page. */
+export type PageHistoryRow = Record<(typeof AUDIT_HISTORY_TABLES.pages.columns)[number]['name'], string | number | null>;
+
+/**
+ * The rows a site audit of the fixture site writes into `phprank_audit_pages` for one run, from the server's reports
+ * after it (the newest report of each page), by page URL: score, grade, failed checks and link as phpRank holds them,
+ * and for a page that failed its `error` (here only its start: its wording is the node's) with empty columns beside.
+ */
+export function pageHistoryRows(server: PhpRankServer, reports: ReportState[], run: { pages: string[]; errors: Map<string, string> }): Array<Omit<PageHistoryRow, 'runId' | 'runAt'>> {
+	const site = new URL(SITE_ORIGIN).hostname.replace(/^www\./, '');
+	return run.pages.map((url) => {
+		if (run.errors.has(url)) {
+			const error = run.errors.get(url)!.split('\n')[0].replace(/:$/, '');
+			return { site, url, score: null, grade: null, failedHigh: null, failedMedium: null, failedLow: null, reportId: null, reportUrl: null, error };
+		}
+		const report = reports.filter((candidate) => candidate.targetUrl === url).reduce((last, candidate) => (candidate.id > last.id ? candidate : last));
+		const failed = failedChecks(report.targetUrl, report.quality);
+		return {
+			site,
+			url,
+			score: report.result,
+			grade: resultBandOf(report.result),
+			failedHigh: failed.high.join(', '),
+			failedMedium: failed.medium.join(', '),
+			failedLow: failed.low.join(', '),
+			reportId: report.id,
+			reportUrl: `${server.url}/reports/${report.id}`,
+			error: null,
+		};
+	});
+}
+
+/** The row of `phprank_audit_runs` a run writes for the site, from its rows in `phprank_audit_pages`. */
+export function runHistoryRow(pages: Array<Pick<PageHistoryRow, 'site' | 'score' | 'grade'>>) {
+	const scored = pages.filter((page) => page.score !== null);
+	const grades = (grade: string) => scored.filter((page) => page.grade === grade).length;
+	const average = scored.reduce((sum, page) => sum + Number(page.score), 0) / scored.length;
+	return {
+		site: pages[0].site,
+		pages: scored.length,
+		averageScore: scored.length ? Math.round(average * 10) / 10 : null,
+		good: grades('good'),
+		decent: grades('decent'),
+		bad: grades('bad'),
+		notAnalyzed: pages.length - scored.length,
+	};
 }

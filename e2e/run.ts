@@ -57,7 +57,8 @@ function checkExampleStructure(example: Example): string {
 		'no sticky note explaining the workflow',
 	);
 	const phpRankNodes = workflow.nodes.filter((node) => node.type.startsWith(PACKAGE_NODE_PREFIX));
-	assert(phpRankNodes.length > 0, 'no phpRank node');
+	// The audit history's pruning works on n8n's Data tables alone.
+	assert(phpRankNodes.length > 0 || example.dataTables.length > 0, 'no phpRank node');
 	for (const node of phpRankNodes) assertEqual(node.credentials?.phpRankApi, DEMO_REFERENCE.phpRankApi, `credential of "${node.name}"`);
 	return `${workflow.nodes.length} nodes, ${phpRankNodes.length} phpRank, ${example.offline ? 'runs offline' : 'needs accounts elsewhere'}`;
 }

@@ -6,7 +6,8 @@
  * newly fail, the score change and the link. Last, examples/site-audit-offline.json audits a small shop from its
  * sitemaps (an index with a gzipped index nested in it), which the bundled server serves, three times: right after
  * the first run every page is fresh and nothing is analyzed; a week later a page has changed, every report is
- * re-analyzed, and the summary lists the checks the changed page newly fails. Offline: no build step, no n8n instance, no network beyond 127.0.0.1.
+ * re-analyzed, and the summary lists the checks the changed page newly fails; each run is kept in n8n's Data tables
+ * (in memory here), printed at the end. Offline: no build step, no n8n instance, no network beyond 127.0.0.1.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -17,7 +18,7 @@ import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 import { startPhpRankServer } from '../dev/server';
 import { SITE_INDEX_FILE, sitemapFilesFrom } from '../dev/server/site';
 import { runWorkflow } from '../dev/engine';
-import { allowExampleFiles, loadExampleWorkflow, qualityLosingAHighCheckOnly, RESULTS_FILE, sourceIndex } from '../dev/examples';
+import { allowExampleFiles, AUDIT_HISTORY_TABLES, auditHistoryTables, loadExampleWorkflow, qualityLosingAHighCheckOnly, RESULTS_FILE, sourceIndex } from '../dev/examples';
 
 const WORKFLOW_FILE = 'spreadsheet-to-seo-reports-offline.json';
 const REANALYSIS_FILE = 'scheduled-reanalysis-offline.json';
@@ -73,8 +74,10 @@ async function main(): Promise<void> {
 	const outputFolder = mkdtempSync(path.join(os.tmpdir(), 'phprank-demo-'));
 	allowExampleFiles(outputFolder);
 	const server = await startPhpRankServer({ host: '127.0.0.1', port: 0 });
+	// n8n's Data tables, kept across the runs as n8n keeps them: the site audit writes its history there.
+	const dataTables = auditHistoryTables();
 	const run = async (file: string) =>
-		await runWorkflow(loadExampleWorkflow(file, { server, outputFolder }), { credentials: { phpRankApi: { baseUrl: server.url, apiKey: server.apiKey } } });
+		await runWorkflow(loadExampleWorkflow(file, { server, outputFolder }), { credentials: { phpRankApi: { baseUrl: server.url, apiKey: server.apiKey } }, dataTables });
 	try {
 		console.log(`Running examples/${WORKFLOW_FILE} in n8n's engine against the bundled phpRank server at ${server.url}\n`);
 
@@ -184,6 +187,20 @@ async function main(): Promise<void> {
 		server.changePage(CHANGED_SITE_PAGE, { quality: 0.6 });
 		console.log(`\nA week later (the server makes every report 7 days older), the page ${CHANGED_SITE_PAGE} has changed. The weekly audit:`);
 		await audit();
+
+		const pageRows = dataTables.rows(AUDIT_HISTORY_TABLES.pages.name);
+		console.log(`\nThe history the audits kept in n8n's Data tables: ${pageRows.length} rows in ${AUDIT_HISTORY_TABLES.pages.name} (one per page and run), and in ${AUDIT_HISTORY_TABLES.runs.name}:`);
+		console.log(
+			table(
+				['Run', 'Site', 'Pages', 'Average', 'Good', 'Decent', 'Bad', 'Not analyzed'],
+				dataTables.rows(AUDIT_HISTORY_TABLES.runs.name).map((row) =>
+					[row.runId, row.site, row.pages, row.averageScore, row.good, row.decent, row.bad, row.notAnalyzed].map((value) => String(value)),
+				),
+				[2, 3, 4, 5, 6, 7],
+			),
+		);
+		const changedRows = pageRows.filter((row) => row.url === CHANGED_SITE_PAGE);
+		console.log(`${CHANGED_SITE_PAGE} over the runs: ${changedRows.map((row) => `${String(row.score)} (${String(row.grade)})`).join(' → ')}, report ${String(changedRows.at(-1)?.reportUrl)}`);
 	} finally {
 		await server.close();
 		rmSync(outputFolder, { recursive: true, force: true });

@@ -17,6 +17,8 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 
 import { buildAndPack, installIntoUserFolder } from '../dev/n8n/communityPackage';
+import { AUDIT_HISTORY_TABLES } from '../dev/examples';
+import { ensureDataTables, personalProjectId } from '../dev/n8n/dataTables';
 import { DEMO_CREDENTIAL, demoCredential, EXAMPLE_SERVER_ORIGIN, loadExamples, pointedAt } from '../dev/n8n/examples';
 import { N8n, N8nRest, type Owner, type RunningN8n } from '../dev/n8n/n8n';
 import { CACHE_DIR, ensureN8n, installDir } from '../dev/n8n/n8nInstall';
@@ -122,7 +124,22 @@ async function main(): Promise<void> {
 			writeFileSync(OWNER_FILE, `${JSON.stringify(owner, null, 2)}\n`, { mode: 0o600 });
 		}
 
-		const offline = examples.filter((example) => example.offline).map((example) => example.workflow.name);
+		// The site audit keeps its history in n8n's Data tables: made here as a user makes them, when the owner's sign-in is known.
+		const tableNames = [...new Set(examples.flatMap((example) => example.dataTables))];
+		let tablesMade = false;
+		if (owner && tableNames.length) {
+			step(`Data tables ${tableNames.join(', ')}`);
+			try {
+				await rest.login(owner);
+				const projectId = await personalProjectId(rest);
+				await ensureDataTables(rest, projectId, Object.values(AUDIT_HISTORY_TABLES).filter((table) => tableNames.includes(table.name)));
+				tablesMade = true;
+			} catch (error) {
+				say(`  not made (${errorMessage(error)}): make them on n8n's Data tables page, docs/audit-history.md`);
+			}
+		}
+
+		const offline = examples.filter((example) => example.offline && (tablesMade || !example.dataTables.length)).map((example) => example.workflow.name);
 		say();
 		say(`n8n ${install.n8nVersion} with ${packed.name} ${packed.version} is ready (${seconds(Date.now() - startedAt)}):`);
 		say();

@@ -4,6 +4,7 @@ import { deepCopy, NodeHelpers, UserError } from 'n8n-workflow';
 
 import type { CredentialsData, CredentialTypesOptions } from './credentials';
 import { createCredentialsHelper, HarnessCredentialTypes } from './credentials';
+import { InMemoryDataTables } from './dataTables';
 import type { NodeTypesOptions } from './nodeTypes';
 import { HarnessNodeTypes } from './nodeTypes';
 import { ensureEngine } from './setup';
@@ -11,6 +12,8 @@ import { ensureEngine } from './setup';
 export interface InstanceOptions extends NodeTypesOptions, CredentialTypesOptions {
 	/** Decrypted credential data by credential type, as the instance would hold it. */
 	credentials?: CredentialsData;
+	/** The instance's Data tables; give the same to several runs to keep their rows. Empty by default. */
+	dataTables?: InMemoryDataTables;
 }
 
 /** The node a run, a poll or an editor call is about. */
@@ -25,13 +28,14 @@ const INSTANCE_URL = 'http://127.0.0.1:5678/';
 
 /**
  * What an n8n instance has around the engine: its node and credential types, the credentials it holds, and the
- * additional data the engine expects from the server, pointed at nothing real: sub-workflows and task runners
- * (Code node) are not available here.
+ * additional data the engine expects from the server (its Data tables in memory), pointed at nothing real:
+ * sub-workflows and task runners (Code node) are not available here.
  */
 export function createInstance(options: InstanceOptions) {
 	ensureEngine();
 	const credentialTypes = new HarnessCredentialTypes(options);
 	const credentialsHelper = createCredentialsHelper(credentialTypes, options.credentials);
+	const dataTables = options.dataTables ?? new InMemoryDataTables();
 	const additionalData = (executionId?: string): IWorkflowExecuteAdditionalData => ({
 		credentialsHelper,
 		executionId,
@@ -48,6 +52,7 @@ export function createInstance(options: InstanceOptions) {
 		mcpTestBaseUrl: `${INSTANCE_URL}mcp-test`,
 		variables: {},
 		externalSecretsProxy: new ExternalSecretsProxy(),
+		'data-table': { dataTableProxyProvider: dataTables.provider },
 		logAiEvent: () => {},
 		getRunExecutionData: async () => undefined,
 		getRuntimeCredential: async () => undefined,

@@ -57,6 +57,7 @@ const OFFLINE_NODE_TYPES = new Set(
 		'renameKeys',
 		'itemLists',
 		'stopAndError',
+		'dataTable',
 	].map((name) => `n8n-nodes-base.${name}`),
 );
 
@@ -91,6 +92,32 @@ export interface Example {
 	offline: boolean;
 	/** Why it is not run offline. */
 	onlineBecause?: string;
+	/** The n8n Data tables its Data Table nodes name: they must exist in n8n before it runs. */
+	dataTables: string[];
+}
+
+const DATA_TABLE_NODE_TYPE = 'n8n-nodes-base.dataTable';
+
+/** The names of the Data tables the workflow's Data Table nodes select by name. */
+function dataTablesOf(workflow: WorkflowJson): string[] {
+	const names = workflow.nodes
+		.filter((node) => node.type === DATA_TABLE_NODE_TYPE)
+		.map((node) => node.parameters.dataTableId as { mode?: string; value?: unknown } | undefined)
+		.flatMap((locator) => (locator?.mode === 'name' && typeof locator.value === 'string' ? [locator.value] : []));
+	return [...new Set(names)];
+}
+
+/**
+ * The workflow with its Data Table nodes selecting each table by the ID given for its name instead: n8n 1.x's node
+ * finds a table by ID only (From List or ID), n8n 2.x by name as well.
+ */
+export function withDataTableIds<T extends WorkflowJson>(workflow: T, ids: Record<string, string>): T {
+	const nodes = workflow.nodes.map((node) => {
+		const locator = node.parameters.dataTableId as { mode?: string; value?: unknown } | undefined;
+		if (node.type !== DATA_TABLE_NODE_TYPE || locator?.mode !== 'name' || typeof locator.value !== 'string' || !ids[locator.value]) return node;
+		return { ...node, parameters: { ...node.parameters, dataTableId: { __rl: true, mode: 'id', value: ids[locator.value] } } };
+	});
+	return { ...workflow, nodes };
 }
 
 const ID_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -131,6 +158,6 @@ export function loadExamples(): Example[] {
 		.map((file) => {
 			const workflow = JSON.parse(readFileSync(path.join(EXAMPLES_DIR, file), 'utf8')) as WorkflowJson;
 			const id = workflow.id || exampleWorkflowId(file);
-			return { file, workflow: { ...workflow, id }, id, ...classify(workflow) };
+			return { file, workflow: { ...workflow, id }, id, ...classify(workflow), dataTables: dataTablesOf(workflow) };
 		});
 }

@@ -16,6 +16,7 @@ import { installIntoUserFolder, type PackedPackage } from '../../dev/n8n/communi
 import { DEMO_CREDENTIAL, demoCredential, PACKAGE_NODE_PREFIX, pointedAt, type Example, type WorkflowJson, type WorkflowNode } from '../../dev/n8n/examples';
 import { parseCliExecution, runManually, waitForExecution } from '../../dev/n8n/executions';
 import { writingInto } from '../../dev/examples';
+import { runDataTableExamples } from '../lib/dataTables';
 import { EXPECTATIONS, GENERIC_EXPECTATION, snapshot } from '../lib/expectations';
 import { importMcpCredential, mcpExample, runMcpChecks } from '../lib/mcp';
 import { runParityChecks } from '../lib/parity';
@@ -111,7 +112,10 @@ export async function proveSingleInstance(leg: LegContext & { screenshotsDir: st
 			return `${examples.length} workflows`;
 		});
 
-		for (const example of examples.filter((candidate) => candidate.offline)) {
+		// An example writing n8n Data tables runs once n8n has started: the tables are made through its REST API.
+		const withDataTables = examples.filter((candidate) => candidate.offline && candidate.dataTables.length > 0);
+		for (const example of withDataTables) checks.info(`examples/${example.file} runs after n8n start, once its Data tables (${example.dataTables.join(', ')}) are made`);
+		for (const example of examples.filter((candidate) => candidate.offline && candidate.dataTables.length === 0)) {
 			await checks.check(`n8n execute --id=${example.id}: examples/${example.file}`, async () => {
 				const expectation = EXPECTATIONS[example.file] ?? GENERIC_EXPECTATION;
 				expectation.prepare(phpRank);
@@ -203,6 +207,13 @@ export async function proveSingleInstance(leg: LegContext & { screenshotsDir: st
 			assertEqual(result.status, 'Error', 'test result');
 			return `"${result.message}"`;
 		});
+
+		if (withDataTables.length) {
+			const imported = withDataTables.map((example) => ({ ...example, workflow: pointedAt(example.workflow, phpRank) }));
+			await runDataTableExamples(checks, { rest, n8nVersion: install.n8nVersion, phpRank, examples: imported, outputFolder }).catch((error: unknown) => {
+				if (!(error instanceof StepFailed)) throw error;
+			});
+		}
 
 		const manualExample = examples.find((example) => example.file === 'spreadsheet-to-seo-reports-offline.json') ?? examples.find((example) => example.offline);
 		if (manualExample) {

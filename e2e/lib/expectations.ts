@@ -7,7 +7,17 @@ import path from 'node:path';
 import type { PhpRankServer } from '../../dev/server';
 import { assert, assertEqual } from './checks';
 import { itemsOf, type Execution } from '../../dev/n8n/executions';
-import { readCsv, resultsRow, RESULTS_FILE, seedReportsWithChangedPages, siteAuditSummary, spreadsheetRows } from '../../dev/examples';
+import {
+	AUDIT_HISTORY_TABLES,
+	pageHistoryRows,
+	readCsv,
+	resultsRow,
+	RESULTS_FILE,
+	runHistoryRow,
+	seedReportsWithChangedPages,
+	siteAuditSummary,
+	spreadsheetRows,
+} from '../../dev/examples';
 import { checkTitle, failedChecks, failedCheckTitles } from '../../dev/server/analysis';
 import { parseReportTarget } from '../../dev/server/reportUrl';
 import { resultBandOf } from '../../dev/server/listQuery';
@@ -18,6 +28,8 @@ interface ExampleExpectation {
 	prepare(server: PhpRankServer): void;
 	/** Throws when the run did not do what it should; returns a short summary of what it did. */
 	verify(execution: Execution, server: PhpRankServer, before: ServerSnapshot, outputFolder: string): string;
+	/** For an example that writes n8n Data tables: checks their rows after the run (by table name, as n8n's REST API answers them). */
+	verifyDataTables?(tables: Record<string, Array<Record<string, unknown>>>, execution: Execution, server: PhpRankServer): string;
 }
 
 interface ServerSnapshot {
@@ -293,6 +305,33 @@ const siteAuditOffline: ExampleExpectation = {
 		assert(text.includes(`\nAnalyzed in this run: 0 new, ${stale.length} re-analyzed; ${LIVE_SITE_PAGES.length - stale.length} fresh from earlier runs.\n`), 'the summary does not count the re-analyzed and fresh pages');
 		assert(text.includes(`newly failing on the re-analyzed pages*\n• ${CHANGED_SITE_PAGE}: `), 'the summary lists no check newly failing on the changed page');
 		return `${pages.length} pages from ${files.length} files (${gzipFiles.length} unzipped): ${stale.length} re-analyzed, ${LIVE_SITE_PAGES.length - stale.length} fresh, ${errors.size} failed, checks newly failing on ${CHANGED_SITE_PAGE}`;
+	},
+	verifyDataTables(tables, execution, server) {
+		const pageRows = tables[AUDIT_HISTORY_TABLES.pages.name] ?? [];
+		const runRows = tables[AUDIT_HISTORY_TABLES.runs.name] ?? [];
+		const runAt = String(itemsOf(execution, 'Run started')[0]?.runAt);
+		const pages = itemsOf(execution, 'Each page once').map((item) => String(item.url));
+		const errors = new Map(itemsOf(execution, 'Audit page').flatMap((item, index) => (item.error ? [[pages[index], String(item.error)]] : [])));
+		const columns = (row: Record<string, unknown>, names: ReadonlyArray<{ name: string }>) => Object.fromEntries(names.map(({ name }) => [name, row[name]]));
+		const withoutRun = ({ runId: _runId, runAt: _runAt, ...row }: Record<string, unknown>) => row;
+		assertEqual(
+			pageRows.map((row) => [row.runId, new Date(String(row.runAt)).toISOString()]),
+			pages.map(() => [runAt, runAt]),
+			`${AUDIT_HISTORY_TABLES.pages.name}: a row per page audited, each with the run's start (${runAt})`,
+		);
+		const expectedPages = pageHistoryRows(server, server.reports(), { pages, errors });
+		assertEqual(
+			pageRows.map((row) => withoutRun(columns(row, AUDIT_HISTORY_TABLES.pages.columns))),
+			expectedPages,
+			`${AUDIT_HISTORY_TABLES.pages.name}: each page's score, grade, failed checks, report ID and link as the server holds them, the failed page's error`,
+		);
+		assertEqual(
+			runRows.map((row) => withoutRun(columns(row, AUDIT_HISTORY_TABLES.runs.columns))),
+			[runHistoryRow(expectedPages)],
+			`${AUDIT_HISTORY_TABLES.runs.name}: one row for the site and run`,
+		);
+		assertEqual(runRows.map((row) => [row.runId, new Date(String(row.runAt)).toISOString()]), [[runAt, runAt]], `${AUDIT_HISTORY_TABLES.runs.name}: the run's start`);
+		return `${pageRows.length} rows in ${AUDIT_HISTORY_TABLES.pages.name}, ${runRows.length} in ${AUDIT_HISTORY_TABLES.runs.name} (average ${String(runRows[0]?.averageScore)})`;
 	},
 };
 

@@ -28,8 +28,10 @@ const examples = readdirSync(EXAMPLES_DIR).filter((file) => file.endsWith('.json
 
 describe('example workflows', () => {
 	it.each(examples)('%s sets only parameters the phpRank nodes declare for their operation', (file) => {
-		const nodes = loadExampleWorkflow(file).nodes.filter((node) => PACKAGE_TYPES.includes(node.type));
-		expect(nodes.length).toBeGreaterThan(0);
+		const workflow = loadExampleWorkflow(file);
+		const nodes = workflow.nodes.filter((node) => PACKAGE_TYPES.includes(node.type));
+		// Each example uses phpRank, or works on the history the site audits keep in n8n's Data tables.
+		expect(nodes.length > 0 || workflow.nodes.some((node) => node.type === 'n8n-nodes-base.dataTable')).toBe(true);
 		for (const node of nodes) {
 			expect({ node: node.name, undeclared: undeclared(node.parameters, descriptionOf(node.type)) }).toEqual({
 				node: node.name,

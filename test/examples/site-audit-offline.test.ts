@@ -19,10 +19,10 @@ import {
 	sitemapFilesFrom,
 	SITEMAPS,
 } from '../../dev/server/site';
-import { EXAMPLES_DIR, loadExampleWorkflow, siteAuditSummary } from '../../dev/examples';
+import { AUDIT_HISTORY_TABLES, auditHistoryTables, EXAMPLES_DIR, loadExampleWorkflow, pageHistoryRows, runHistoryRow, siteAuditSummary } from '../../dev/examples';
 import { CHECK_NAMES } from '../../dev/server/analysis';
 import { runWorkflow } from '../../dev/engine';
-import type { RunResult, WorkflowFixture } from '../../dev/engine';
+import type { InMemoryDataTables, RunResult, WorkflowFixture } from '../../dev/engine';
 import { EXAMPLE_SERVER_ORIGIN, loadExamples } from '../../dev/n8n/examples';
 import { apiRequests } from '../support/phpRank';
 
@@ -30,14 +30,17 @@ const WORKFLOW_FILE = 'site-audit-offline.json';
 const CHANGED_PAGE = 'https://www.brewshop.example/pricing';
 const DAY_SECONDS = 86_400;
 /** The nodes from the phpRank node on: left out where only the reading of sitemaps is checked. */
-const AUDIT_NODES = ['Audit page', 'Page result', 'Pages per site', 'Build summary'];
+const AUDIT_NODES = ['Audit page', 'Page result', 'Pages per site', 'Build summary', 'Page history row', 'Save page results', 'Run history row', 'Save run summary'];
 
 let server: PhpRankServer;
 
 const siteUrl = () => `${new URL(server.url).origin}/__site`;
 
-/** The example run as it is, or on another file of the fixture site; `readOnly` stops it before the phpRank node. */
-async function run(sitemapFile?: string, { readOnly = false } = {}) {
+/**
+ * The example run as it is, or on another file of the fixture site; `readOnly` stops it before the phpRank node. It
+ * writes its history into `dataTables`: by default, empty tables of its own.
+ */
+async function run(sitemapFile?: string, { readOnly = false, dataTables = auditHistoryTables() }: { readOnly?: boolean; dataTables?: InMemoryDataTables } = {}) {
 	const workflow = loadExampleWorkflow(WORKFLOW_FILE, { server });
 	if (sitemapFile) {
 		const [assignment] = (workflow.nodes.find((node) => node.name === 'Sitemap to audit')!.parameters.assignments as { assignments: Array<{ value: string }> }).assignments;
@@ -47,7 +50,7 @@ async function run(sitemapFile?: string, { readOnly = false } = {}) {
 		workflow.nodes = workflow.nodes.filter((node) => !AUDIT_NODES.includes(node.name));
 		delete workflow.connections['Each page once'];
 	}
-	return await runWorkflow(workflow, { credentials: { phpRankApi: { baseUrl: server.url, apiKey: server.apiKey } } });
+	return await runWorkflow(workflow, { credentials: { phpRankApi: { baseUrl: server.url, apiKey: server.apiKey } }, dataTables });
 }
 const livePages = SITE_PAGES.filter((url) => !GONE_PAGES.includes(url));
 const audited = (result: RunResult) => result.output('Each page once').map((item) => String(item.json.url));
@@ -302,12 +305,16 @@ describe('examples/site-audit-offline.json', () => {
 		let rerunSummary: string;
 		let beforeWeekly: ReportState[];
 		let weekly: RunResult;
+		let firstRun: RunResult;
+		// The three runs write into the same Data tables, as n8n keeps them between executions.
+		let history: InMemoryDataTables;
 		beforeAll(async () => {
 			server.reset();
-			await run();
+			history = auditHistoryTables();
+			firstRun = await run(undefined, { dataTables: history });
 			first = server.reports();
 			server.clearRequests();
-			rerun = await run();
+			rerun = await run(undefined, { dataTables: history });
 			rerunRequests = apiRequests(server).map((request) => `${request.method} ${request.path} ${request.status}`);
 			rerunSummary = siteAuditSummary(server, first, { pages: audited(rerun), errors: errorsOf(rerun) });
 
@@ -319,7 +326,7 @@ describe('examples/site-audit-offline.json', () => {
 			);
 			beforeWeekly = server.reports();
 			server.clearRequests();
-			weekly = await run();
+			weekly = await run(undefined, { dataTables: history });
 		});
 
 		it('right after a finished audit: analyzes nothing, every page fresh from the earlier run', () => {
@@ -361,6 +368,56 @@ describe('examples/site-audit-offline.json', () => {
 			expect(text).toContain(`${server.url}/reports/${changed.id}\n*Could not be analyzed*`);
 			expect(text).not.toContain(`• ${CHANGED_FRESH_PAGE}: `);
 			expect(changed.result).toBeLessThan(beforeWeekly.find((report) => report.id === changed.id)!.result);
+		});
+
+		describe("keeps each run's result in n8n's Data tables", () => {
+			const runs = () => [firstRun, rerun, weekly];
+			const pageRows = () => history.rows(AUDIT_HISTORY_TABLES.pages.name);
+			const runIds = () => [...new Set(pageRows().map((row) => row.runId))];
+			const withoutRun = ({ id: _id, createdAt: _created, updatedAt: _updated, runId: _runId, runAt: _runAt, ...row }: Record<string, unknown>) => row;
+			const rowsOf = (runId: unknown) => pageRows().filter((row) => row.runId === runId);
+
+			it('one row per page and run, each run named by the time it started; written after the summary is made', () => {
+				expect(runs().map((result) => result.error)).toEqual([undefined, undefined, undefined]);
+				const order = weekly.executedNodes;
+				expect(order.indexOf('Build summary')).toBeLessThan(order.indexOf('Save page results'));
+				expect(order.indexOf('Build summary')).toBeLessThan(order.indexOf('Save run summary'));
+				expect(pageRows()).toHaveLength(3 * SITE_PAGES.length);
+				expect(runIds()).toHaveLength(3);
+				expect(runIds()).toEqual([...runIds()].sort());
+				for (const [index, runId] of runIds().entries()) {
+					expect(String(runId)).toBe(String(runs()[index].output('Run started')[0].json.runAt));
+					expect(rowsOf(runId).map((row) => row.runAt)).toEqual(SITE_PAGES.map(() => new Date(String(runId))));
+				}
+			});
+
+			it("each page's score, grade, failed checks by importance, report ID and link as phpRank held them after that run; the page that failed with its error", () => {
+				const [firstId, rerunId, weeklyId] = runIds();
+				const expected = (result: RunResult, reports: ReportState[]) => pageHistoryRows(server, reports, { pages: audited(result), errors: errorsOf(result) });
+
+				expect(rowsOf(firstId).map(withoutRun)).toEqual(expected(firstRun, first));
+				expect(rowsOf(rerunId).map(withoutRun)).toEqual(expected(rerun, first));
+				expect(rowsOf(weeklyId).map(withoutRun)).toEqual(expected(weekly, server.reports()));
+				expect(rowsOf(weeklyId).find((row) => row.url === GONE_PAGES[0])?.error).toMatch(/the page answered 404 Not Found/);
+			});
+
+			it('the changed page: a lower score and a check newly failing in the last run, the same report', () => {
+				const [firstId, , weeklyId] = runIds();
+				const changedIn = (runId: unknown) => rowsOf(runId).find((row) => row.url === CHANGED_PAGE)!;
+				const failed = (row: Record<string, unknown>) => ['failedHigh', 'failedMedium', 'failedLow'].flatMap((column) => String(row[column]).split(', ').filter(Boolean));
+
+				expect(changedIn(weeklyId).reportId).toBe(changedIn(firstId).reportId);
+				expect(Number(changedIn(weeklyId).score)).toBeLessThan(Number(changedIn(firstId).score));
+				expect(failed(changedIn(weeklyId)).filter((check) => !failed(changedIn(firstId)).includes(check))).not.toEqual([]);
+			});
+
+			it('one summary row per site and run: pages analyzed, average score, pages by grade, pages not analyzed', () => {
+				const summaries = history.rows(AUDIT_HISTORY_TABLES.runs.name);
+
+				expect(summaries.map((row) => [row.runId, row.runAt])).toEqual(runIds().map((runId) => [runId, new Date(String(runId))]));
+				expect(summaries.map(withoutRun)).toEqual(runIds().map((runId) => runHistoryRow(rowsOf(runId).map(withoutRun) as Parameters<typeof runHistoryRow>[0])));
+				expect(summaries.map((row) => [row.pages, row.notAnalyzed])).toEqual(runIds().map(() => [livePages.length, 1]));
+			});
 		});
 	});
 });
