@@ -66,12 +66,21 @@ interface NoteOverflow {
 	overflows: string[];
 }
 
-/** The canvas's zoom: the scale of Vue Flow's viewport transform (n8n 1.x and 2.x). */
+/**
+ * The canvas's zoom: the scale of Vue Flow's transformation pane (n8n 1.x and 2.x); its viewport wrapper has none.
+ * A canvas without that transform fails the check rather than reading as zoom 1.
+ */
 async function canvasZoom(page: Page): Promise<number> {
-	return await page
-		.locator('.vue-flow__viewport')
-		.first()
-		.evaluate((element) => new DOMMatrixReadOnly(getComputedStyle(element).transform).a);
+	const scales = await page
+		.locator('.vue-flow__transformationpane, .vue-flow__viewport')
+		.evaluateAll((elements) =>
+			elements
+				.map((element) => getComputedStyle(element).transform)
+				.filter((transform) => transform !== 'none')
+				.map((transform) => new DOMMatrixReadOnly(transform).a),
+		);
+	if (scales.length === 0) throw new Error("the canvas's zoom cannot be read: no transform on Vue Flow's transformation pane");
+	return scales[0];
 }
 
 /**
