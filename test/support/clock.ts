@@ -16,7 +16,8 @@ const underWay = () => process.getActiveResourcesInfo().some((resource) => !AT_R
  * For a whole file: what the node learnt of a server is kept between tests by these times, and they only go
  * forward. Not for tests whose server times something with these timers (a proxy's timeout): it would never come
  * while the request it cuts off is open. Real timers (`node:timers`, sockets' timeouts, the server's delays) are
- * untouched.
+ * untouched. An open connection counts as work under way even when idle: the bundled server closes each one
+ * after its answer, so a test here that hangs until its timeout points at a connection left open.
  */
 export function useTestClock(): void {
 	let driving: Promise<void> | undefined;
