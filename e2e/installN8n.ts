@@ -5,8 +5,11 @@
  */
 import { ensureN8n } from '../dev/n8n/n8nInstall';
 import { N8N_RUNTIMES } from '../dev/n8n/n8nVersions';
+import { installCleanup } from '../dev/n8n/processes';
 
 async function main(): Promise<void> {
+	// npm and the builds it starts end with this process, however it ends (CI cancelled, say).
+	installCleanup();
 	const installed = await Promise.all(
 		N8N_RUNTIMES.map(async (runtime) => await ensureN8n({ runtime, log: (text) => console.log(`n8n ${runtime.n8nVersion}: ${text}`) })),
 	);
