@@ -7,4 +7,6 @@ module.exports = {
 		'^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.check.json' }],
 	},
 	testTimeout: 30000,
+	// A worker per core: jest's default leaves one idle for itself, and on two cores that runs the files one by one.
+	maxWorkers: '100%',
 };

@@ -41,14 +41,17 @@ class Exchange {
 	private timer?: NodeJS.Timeout;
 	/** The run of PHP the request arrived in: a request still waiting for a worker when PHP stops is never worked on. */
 	readonly phpRun: number;
+	/** The data the request arrived to: after a reset it never touches the new data. */
+	readonly dataRun: number;
 
 	/** `app.host` is the host:port to build absolute URLs with when the request carries no Host header. */
 	constructor(
 		readonly record: RecordedRequest,
 		private readonly res: ServerResponse,
-		app: { basePath: string; host: string; phpRun: number },
+		app: { basePath: string; host: string; phpRun: number; dataRun: number },
 	) {
 		this.phpRun = app.phpRun;
+		this.dataRun = app.dataRun;
 		const base = app.basePath;
 		const inside = (path: string) => (path === base || path.startsWith(`${base}/`) ? path.slice(base.length) || '/' : undefined);
 		this.appPath = inside(record.path);
@@ -100,7 +103,7 @@ export class PhpRankServer {
 	readonly apiKey: string;
 	/** Every request received (except control-API calls), in order. */
 	readonly requests: RecordedRequest[] = [];
-	private readonly store: PhpRankStore;
+	private store: PhpRankStore;
 	private readonly settings: Settings;
 	private readonly faults = new FaultBook();
 	private readonly limiter: RateLimiter;
@@ -110,6 +113,8 @@ export class PhpRankServer {
 	/** Counts PHP's starts; while PHP is stopped, `phpStopped` is true. */
 	private phpRun = 0;
 	private phpStopped = false;
+	/** Counts resets (see reset). */
+	private dataRun = 0;
 	/** Requests that reached PHP's side and have not been answered: a stop cuts them off. */
 	private readonly pending = new Set<Exchange>();
 
@@ -254,9 +259,17 @@ export class PhpRankServer {
 		this.gatewayTimeoutMs = gatewayTimeoutMs;
 	}
 
-	/** Wipes reports, projects, recorded requests, faults (held requests go on) and rate-limit counters; keeps the deployment. */
+	/**
+	 * Wipes reports, projects, recorded requests, faults and rate-limit counters; keeps the deployment. Requests still
+	 * under way (delayed, held, analyzed) belong to what came before, a test that is over: their connections are
+	 * closed, and nothing they do reaches the data after the reset.
+	 */
 	reset(): void {
-		this.store.reset();
+		this.dataRun++;
+		for (const exchange of this.pending) exchange.drop();
+		this.pending.clear();
+		// A handler in the middle of its work (an analysis) finishes it in the data it started with, now discarded.
+		this.store = new PhpRankStore(this.options.users);
 		this.clearRequests();
 		this.faults.clear();
 		this.releaseHeld();
@@ -314,7 +327,12 @@ export class PhpRankServer {
 	private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
 		let exchange: Exchange | undefined;
 		try {
-			const current = new Exchange(await recordRequest(req), res, { basePath: this.options.basePath, host: this.host, phpRun: this.phpRun });
+			const current = new Exchange(await recordRequest(req), res, {
+				basePath: this.options.basePath,
+				host: this.host,
+				phpRun: this.phpRun,
+				dataRun: this.dataRun,
+			});
 			exchange = current;
 			const { record, appPath } = current;
 			if (record.path.startsWith(`${SITE_PREFIX}/`)) {
@@ -337,10 +355,12 @@ export class PhpRankServer {
 			try {
 				// Everything from here is PHP's work: latency, faults and the rate limit all count from a worker's start.
 				await this.pool.run(async () => {
-					if (current.phpRun !== this.phpRun) return;
+					if (current.phpRun !== this.phpRun || current.dataRun !== this.dataRun) return;
 					record.startedAt = Date.now();
 					await wait(this.options.latencyMs ?? 0);
 					if (await this.applyFault(current)) return;
+					// Reset while it waited (its latency, a delay, a hold): cut off already.
+					if (current.dataRun !== this.dataRun) return;
 					await this.respond(current);
 				});
 			} finally {

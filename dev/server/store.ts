@@ -78,14 +78,6 @@ export class PhpRankStore {
 		return this.users.find((user) => user.apiKey === apiKey);
 	}
 
-	reset(): void {
-		this.reportsById.clear();
-		this.libraries.clear();
-		this.sorted.clear();
-		this.nextReportId = 1;
-		this.nextProjectSequence = 1;
-	}
-
 	insertReport(userId: number, fields: Omit<StoredReport, 'id' | 'userId' | 'result'>): StoredReport {
 		this.checkUp();
 		const report: StoredReport = { ...fields, id: this.nextReportId++, userId, result: Math.round(fields.score) };

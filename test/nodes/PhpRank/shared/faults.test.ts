@@ -1,9 +1,12 @@
 import { NodeApiError } from 'n8n-workflow';
 import type { FaultAction } from '../../../../dev/server';
 import { producedText } from '../../../../dev/engine';
+import { useTestClock } from '../../../support/clock';
 import { apiRequests, byId, byName, runPhpRank, useServer } from '../../../support/phpRank';
 
 const PASSWORD = 'pw-Secret-4711';
+
+useTestClock();
 
 const server = useServer({}, (phpRank) =>
 	phpRank.seedReports(6, { projects: ['example.com', 'shop.example.org'] }),

@@ -5,7 +5,7 @@ import { apiRequests, byId, credentialsFor, runPhpRank, startServer } from '../.
 import type { PhpRankServer } from '../../../support/phpRank';
 
 // Scaled down from a 15 s restart: what is proven (no row lost, nothing twice, one probe at a time) is the same.
-const OUTAGE_MS = 3000;
+const OUTAGE_MS = 1500;
 
 const createReturningExisting = (options: IDataObject = {}) => ({
 	resource: 'report',
