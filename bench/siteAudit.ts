@@ -22,6 +22,8 @@ const pageUrl = (index: number) => `https://www.shop.example.com/product-${index
 
 interface RunFigures {
 	wallMs: number;
+	/** From the first request phpRank received to the last answer: the span the rate limit governs. */
+	requestsMs: number;
 	reads: number;
 	creates: number;
 	reanalyses: number;
@@ -69,6 +71,7 @@ async function audit(server: PhpRankServer, pages: number): Promise<RunFigures> 
 	const stored = server.reports();
 	return {
 		wallMs,
+		requestsMs: sent.length === 0 ? 0 : Math.max(...sent.map((request) => request.answeredAt ?? request.time)) - sent[0].time,
 		reads: answered.filter((request) => request.method === 'GET').length,
 		creates: answered.filter((request) => request.method === 'POST').length,
 		reanalyses: answered.filter((request) => request.method === 'PUT').length,
@@ -118,7 +121,7 @@ async function main() {
 	];
 	log(
 		...markdownTable(
-			['run', 'reads', 'creates', 're-analyses', 'requests (fewest)', "429s waited out", 'failed, duplicates', 'time, s', 'least time, s', 'ratio', 'heap growth, MiB', 'items as JSON, MiB'],
+			['run', 'reads', 'creates', 're-analyses', 'requests (fewest)', "429s waited out", 'failed, duplicates', 'time, s', 'first request to last answer, s', 'least time the limit allows, s', 'ratio', 'heap growth, MiB', 'items as JSON, MiB'],
 			runs.map(({ label, figures, fewest }) => {
 				const requests = figures.reads + figures.creates + figures.reanalyses;
 				return [
@@ -130,8 +133,9 @@ async function main() {
 					figures.refused,
 					`${figures.failedItems}, ${figures.duplicates}`,
 					(figures.wallMs / 1000).toFixed(1),
+					(figures.requestsMs / 1000).toFixed(1),
 					(leastMs(requests) / 1000).toFixed(1),
-					leastMs(requests) === 0 ? '-' : (figures.wallMs / leastMs(requests)).toFixed(3),
+					leastMs(requests) === 0 ? '-' : (figures.requestsMs / leastMs(requests)).toFixed(3),
 					figures.heapGrowthMiB.toFixed(1),
 					figures.itemsJsonMiB.toFixed(1),
 				];
@@ -140,7 +144,7 @@ async function main() {
 		'',
 	);
 	const goals = [
-		{ goal: 'first run within 1.05× the least time the rate limit allows', met: first.wallMs <= 1.05 * leastMs(first.reads + first.creates) },
+		{ goal: 'first run within 1.05× the least time the rate limit allows (first request to last answer)', met: first.requestsMs <= 1.05 * leastMs(first.reads + first.creates) },
 		{ goal: `run again, all fresh: at most pages/100 + 2 requests, no analysis`, met: again.reads + again.creates + again.reanalyses <= pages / PAGE_SIZE + 2 && again.creates + again.reanalyses === 0 },
 		{ goal: 'after ageing: exactly the aged reports re-analyzed', met: afterAgeing.reanalyses === agedIds.length && afterAgeing.creates === 0 },
 		{ goal: `after the stop: the remaining ${pages - reached} analyses plus the reads`, met: rest.creates === pages - reached && rest.reanalyses === 0 && rest.reads <= pagesRead(reached) + 2 },
