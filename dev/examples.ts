@@ -166,12 +166,36 @@ export function siteAuditOutcome(before: ReportState[], report: ReportState): Si
 }
 
 /**
+ * The line of the site audit's summary on the site's average score: against the run before and the fourth run
+ * before, their averages (`averageScore` of `phprank_audit_runs`) newest first.
+ */
+export function averageScoreTrend(average: number | null, previousAverages: Array<number | null>): string {
+	if (average === null) return 'Average score: no page analyzed';
+	const change = (then: number | null, when: string) => {
+		if (then === null) return `no score ${when}`;
+		const delta = Math.round((average - then) * 10) / 10;
+		return `${delta > 0 ? '+' : delta < 0 ? '\u2212' : '\u00b1'}${Math.abs(delta).toFixed(1)} since ${when} (${then.toFixed(1)})`;
+	};
+	const [last, , , fourAgo] = previousAverages;
+	const trend =
+		previousAverages.length === 0
+			? 'first run'
+			: change(last, 'the last run') + (previousAverages.length > 3 ? `, ${change(fourAgo, 'four runs ago')}` : '; no run four runs ago yet');
+	return `Average score ${average.toFixed(1)}: ${trend}`;
+}
+
+/**
  * The summary the site audit examples make of a run over the fixture site (dev/server/site.ts), from the server's
- * reports before and after it: `pages` in the order the run audited them, `errors` the message of each page that failed.
+ * reports before and after it: `pages` in the order the run audited them, `errors` the message of each page that failed,
+ * `previousAverages` the average scores of the site's earlier runs as the runs table holds them, newest first.
  * Checks are named by their titles; the top issues and the worst pages are five each, with those tied with the
  * fifth counted rather than cut.
  */
-export function siteAuditSummary(server: PhpRankServer, before: ReportState[], run: { pages: string[]; errors: Map<string, string> }): string {
+export function siteAuditSummary(
+	server: PhpRankServer,
+	before: ReportState[],
+	run: { pages: string[]; errors: Map<string, string>; previousAverages?: Array<number | null> },
+): string {
 	const newest = (reports: ReportState[], url: string) =>
 		reports.filter((report) => report.targetUrl === url).reduce<ReportState | undefined>((last, report) => (last && last.id > report.id ? last : report), undefined);
 	const reportUrl = (report: ReportState) => `${server.url}/reports/${report.id}`;
@@ -220,6 +244,7 @@ export function siteAuditSummary(server: PhpRankServer, before: ReportState[], r
 	return [
 		`*SEO audit of ${new URL(SITE_ORIGIN).hostname.replace(/^www\./, '')}*: ${audited.length} pages: ${count('good')} good, ${count('decent')} decent, ${count('bad')} bad` +
 			`${failed.length ? `; ${failed.length} could not be analyzed` : ''}.`,
+		averageScoreTrend(audited.length ? Math.round((audited.reduce((sum, { report }) => sum + report.result, 0) / audited.length) * 10) / 10 : null, run.previousAverages ?? []),
 		`Analyzed in this run: ${counted('created')} new, ${counted('reanalyzed')} re-analyzed; ${counted('existing')} fresh from earlier runs.`,
 		'*Top issues by pages affected*',
 		topIssues,
