@@ -353,3 +353,84 @@ export function runHistoryRow(pages: Array<Pick<PageHistoryRow, 'site' | 'score'
 		notAnalyzed: pages.length - scored.length,
 	};
 }
+
+const EMAIL_SEND = 'n8n-nodes-base.emailSend';
+
+/**
+ * The workflow with each Send Email node made a Set node that outputs what it would send (`from`, `to`, `subject`,
+ * `text`, `html`), its parameters' expressions as they are: the messages an example writes, read in n8n's engine
+ * without a mail server. The end-to-end suite sends them through a real SMTP server.
+ */
+export function emailsAsItems(workflow: WorkflowFixture): WorkflowFixture {
+	const nodes = workflow.nodes.map((node) => {
+		if (node.type !== EMAIL_SEND) return node;
+		const { fromEmail, toEmail, subject, text, html } = node.parameters as Record<string, string>;
+		const fields = { from: fromEmail, to: toEmail, subject, text, html };
+		const assignments = Object.entries(fields).map(([name, value]) => ({ id: name, name, value, type: 'string' }));
+		return { ...node, type: 'n8n-nodes-base.set', typeVersion: 3.4, parameters: { mode: 'manual', assignments: { assignments }, options: {} }, credentials: undefined };
+	});
+	return { ...workflow, nodes };
+}
+
+type HistoryRow = Record<string, unknown>;
+
+/**
+ * The plain-text part of the monthly client report (examples/monthly-client-report.json) for `site`, from the Data
+ * tables' rows: the site's last run in the month starting at `monthStart` (UTC) against its last run of the month
+ * before, their pages' failed checks by title.
+ */
+export function monthlyReportText(
+	tables: { runs: HistoryRow[]; pages: HistoryRow[] },
+	{ site, monthStart, dashboardUrl }: { site: string; monthStart: string; dashboardUrl: string },
+): string {
+	const start = new Date(monthStart);
+	const before = new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() - 1, 1)).toISOString();
+	const end = new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 1)).toISOString();
+	const monthName = (date: Date, withYear: boolean) => date.toLocaleString('en', { month: 'long', timeZone: 'UTC', ...(withYear ? { year: 'numeric' } : {}) });
+	const previousMonth = monthName(new Date(before), false);
+	const runs = tables.runs.filter((run) => run.site === site).sort((a, b) => String(a.runId).localeCompare(String(b.runId)));
+	const current = runs.filter((run) => String(run.runId) >= start.toISOString() && String(run.runId) < end).at(-1)!;
+	const previous = runs.filter((run) => String(run.runId) >= before && String(run.runId) < start.toISOString()).at(-1);
+	const pagesOf = (run?: HistoryRow) => (run ? tables.pages.filter((page) => page.site === site && page.runId === run.runId) : []);
+	const failing = (page: HistoryRow) =>
+		IMPORTANCES.flatMap((importance) =>
+			String(page[`failed${importance[0].toUpperCase()}${importance.slice(1)}`] ?? '')
+				.split(', ')
+				.filter(Boolean)
+				.map((id) => ({ id, importance })),
+		);
+	const byPages = (issues: Array<{ id: string; importance: (typeof IMPORTANCES)[number] }>) =>
+		[...new Set(issues.map((issue) => issue.id))]
+			.map((id) => ({ title: checkTitle(id), importance: issues.find((issue) => issue.id === id)!.importance, pages: issues.filter((issue) => issue.id === id).length }))
+			.sort((a, b) => b.pages - a.pages || IMPORTANCES.indexOf(a.importance) - IMPORTANCES.indexOf(b.importance) || a.title.localeCompare(b.title))
+			.map((issue) => `- ${issue.title} (${issue.importance}): ${issue.pages} ${issue.pages === 1 ? 'page' : 'pages'}`);
+	const now = pagesOf(current);
+	const earlier = pagesOf(previous);
+	const both = now.filter((page) => page.score !== null && earlier.some((old) => old.url === page.url && old.score !== null));
+	const failedIds = (pages: HistoryRow[], url: unknown) => pages.filter((page) => page.url === url).flatMap(failing).map((issue) => issue.id);
+	const section = (heading: string, lines: string[] | null) => ['', heading, ...(lines === null ? [`no run in ${previousMonth} to compare with`] : lines.length ? lines : ['none'])];
+	const average = Number(current.averageScore);
+	const change = previous ? Math.round((average - Number(previous.averageScore)) * 10) / 10 : null;
+	const signed = (delta: number) => `${delta > 0 ? '+' : delta < 0 ? '\u2212' : '\u00b1'}${Math.abs(delta).toFixed(1)}`;
+	const worstFirst = now.filter((page) => page.score !== null).sort((a, b) => Number(a.score) - Number(b.score) || String(a.url).localeCompare(String(b.url)));
+	const tied = worstFirst.slice(5).filter((page) => page.score === worstFirst[4].score).length;
+	return [
+		`SEO report for ${site}, ${monthName(start, true)}`,
+		'',
+		`Average score ${average.toFixed(1)}: ${change === null ? `no run in ${previousMonth} to compare with` : `${signed(change)} since ${previousMonth} (${Number(previous!.averageScore).toFixed(1)})`}`,
+		`${String(current.pages)} pages: ${String(current.good)} good, ${String(current.decent)} decent, ${String(current.bad)} bad` +
+			`${current.notAnalyzed ? `; ${String(current.notAnalyzed)} could not be analyzed` : ''} (audit of ${String(current.runId).slice(0, 10)})`,
+		...section('Top issues by pages affected', byPages(now.flatMap(failing)).slice(0, 10)),
+		...section(`New since ${previousMonth}`, previous ? byPages(both.flatMap((page) => failing(page).filter((issue) => !failedIds(earlier, page.url).includes(issue.id)))) : null),
+		...section(
+			`Fixed since ${previousMonth}`,
+			previous ? byPages(both.flatMap((page) => earlier.filter((old) => old.url === page.url).flatMap(failing).filter((issue) => !failedIds([page], page.url).includes(issue.id)))) : null,
+		),
+		'',
+		'Worst pages',
+		...(worstFirst.length ? worstFirst.slice(0, 5).map((page) => `- ${String(page.url)}: ${String(page.score)}/100 (${String(page.grade)}) ${String(page.reportUrl)}`) : ['none']),
+		...(tied ? [`- and ${tied} more at ${String(worstFirst[4].score)}/100`] : []),
+		'',
+		`Your dashboard: ${dashboardUrl}?site=${encodeURIComponent(site)}`,
+	].join('\n');
+}
