@@ -71,14 +71,14 @@ beforeAll(async () => {
 afterAll(async () => await server.close());
 
 describe('examples/monthly-client-report.json', () => {
-	it('is sent on the 1st of each month at 08:00 through Send Email over SMTP, with an HTML and a text part', () => {
+	it('is sent on the 1st of each month at 08:00 through Send Email, with an HTML and a text part', () => {
 		const workflow = loadExampleWorkflow('monthly-client-report.json');
 		const send = workflow.nodes.find((node) => node.name === 'Send e-mail')!;
 
 		expect(workflow.nodes[workflow.nodes.findIndex((node) => node.type === 'n8n-nodes-base.scheduleTrigger')].parameters).toEqual({
 			rule: { interval: [{ field: 'months', triggerAtDayOfMonth: 1, triggerAtHour: 8 }] },
 		});
-		expect(send).toMatchObject({ type: 'n8n-nodes-base.emailSend', parameters: { emailFormat: 'both' }, credentials: { smtp: expect.any(Object) } });
+		expect(send).toMatchObject({ type: 'n8n-nodes-base.emailSend', parameters: { emailFormat: 'both' } });
 		expect(setting(workflow, 'dashboardUrl').value).toBe(DASHBOARD);
 	});
 
