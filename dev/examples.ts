@@ -166,12 +166,36 @@ export function siteAuditOutcome(before: ReportState[], report: ReportState): Si
 }
 
 /**
+ * The line of the site audit's summary on the site's average score: against the run before and the fourth run
+ * before, their averages (`averageScore` of `phprank_audit_runs`) newest first.
+ */
+export function averageScoreTrend(average: number | null, previousAverages: Array<number | null>): string {
+	if (average === null) return 'Average score: no page analyzed';
+	const change = (then: number | null, when: string) => {
+		if (then === null) return `no score ${when}`;
+		const delta = Math.round((average - then) * 10) / 10;
+		return `${delta > 0 ? '+' : delta < 0 ? '\u2212' : '\u00b1'}${Math.abs(delta).toFixed(1)} since ${when} (${then.toFixed(1)})`;
+	};
+	const [last, , , fourAgo] = previousAverages;
+	const trend =
+		previousAverages.length === 0
+			? 'first run'
+			: change(last, 'the last run') + (previousAverages.length > 3 ? `, ${change(fourAgo, 'four runs ago')}` : '; no run four runs ago yet');
+	return `Average score ${average.toFixed(1)}: ${trend}`;
+}
+
+/**
  * The summary the site audit examples make of a run over the fixture site (dev/server/site.ts), from the server's
- * reports before and after it: `pages` in the order the run audited them, `errors` the message of each page that failed.
+ * reports before and after it: `pages` in the order the run audited them, `errors` the message of each page that failed,
+ * `previousAverages` the average scores of the site's earlier runs as the runs table holds them, newest first.
  * Checks are named by their titles; the top issues and the worst pages are five each, with those tied with the
  * fifth counted rather than cut.
  */
-export function siteAuditSummary(server: PhpRankServer, before: ReportState[], run: { pages: string[]; errors: Map<string, string> }): string {
+export function siteAuditSummary(
+	server: PhpRankServer,
+	before: ReportState[],
+	run: { pages: string[]; errors: Map<string, string>; previousAverages?: Array<number | null> },
+): string {
 	const newest = (reports: ReportState[], url: string) =>
 		reports.filter((report) => report.targetUrl === url).reduce<ReportState | undefined>((last, report) => (last && last.id > report.id ? last : report), undefined);
 	const reportUrl = (report: ReportState) => `${server.url}/reports/${report.id}`;
@@ -220,6 +244,7 @@ export function siteAuditSummary(server: PhpRankServer, before: ReportState[], r
 	return [
 		`*SEO audit of ${new URL(SITE_ORIGIN).hostname.replace(/^www\./, '')}*: ${audited.length} pages: ${count('good')} good, ${count('decent')} decent, ${count('bad')} bad` +
 			`${failed.length ? `; ${failed.length} could not be analyzed` : ''}.`,
+		averageScoreTrend(audited.length ? Math.round((audited.reduce((sum, { report }) => sum + report.result, 0) / audited.length) * 10) / 10 : null, run.previousAverages ?? []),
 		`Analyzed in this run: ${counted('created')} new, ${counted('reanalyzed')} re-analyzed; ${counted('existing')} fresh from earlier runs.`,
 		'*Top issues by pages affected*',
 		topIssues,
@@ -327,4 +352,85 @@ export function runHistoryRow(pages: Array<Pick<PageHistoryRow, 'site' | 'score'
 		bad: grades('bad'),
 		notAnalyzed: pages.length - scored.length,
 	};
+}
+
+const EMAIL_SEND = 'n8n-nodes-base.emailSend';
+
+/**
+ * The workflow with each Send Email node made a Set node that outputs what it would send (`from`, `to`, `subject`,
+ * `text`, `html`), its parameters' expressions as they are: the messages an example writes, read in n8n's engine
+ * without a mail server. The end-to-end suite sends them through a real SMTP server.
+ */
+export function emailsAsItems(workflow: WorkflowFixture): WorkflowFixture {
+	const nodes = workflow.nodes.map((node) => {
+		if (node.type !== EMAIL_SEND) return node;
+		const { fromEmail, toEmail, subject, text, html } = node.parameters as Record<string, string>;
+		const fields = { from: fromEmail, to: toEmail, subject, text, html };
+		const assignments = Object.entries(fields).map(([name, value]) => ({ id: name, name, value, type: 'string' }));
+		return { ...node, type: 'n8n-nodes-base.set', typeVersion: 3.4, parameters: { mode: 'manual', assignments: { assignments }, options: {} }, credentials: undefined };
+	});
+	return { ...workflow, nodes };
+}
+
+type HistoryRow = Record<string, unknown>;
+
+/**
+ * The plain-text part of the monthly client report (examples/monthly-client-report.json) for `site`, from the Data
+ * tables' rows: the site's last run in the month starting at `monthStart` (UTC) against its last run of the month
+ * before, their pages' failed checks by title.
+ */
+export function monthlyReportText(
+	tables: { runs: HistoryRow[]; pages: HistoryRow[] },
+	{ site, monthStart, dashboardUrl }: { site: string; monthStart: string; dashboardUrl: string },
+): string {
+	const start = new Date(monthStart);
+	const before = new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() - 1, 1)).toISOString();
+	const end = new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 1)).toISOString();
+	const monthName = (date: Date, withYear: boolean) => date.toLocaleString('en', { month: 'long', timeZone: 'UTC', ...(withYear ? { year: 'numeric' } : {}) });
+	const previousMonth = monthName(new Date(before), false);
+	const runs = tables.runs.filter((run) => run.site === site).sort((a, b) => String(a.runId).localeCompare(String(b.runId)));
+	const current = runs.filter((run) => String(run.runId) >= start.toISOString() && String(run.runId) < end).at(-1)!;
+	const previous = runs.filter((run) => String(run.runId) >= before && String(run.runId) < start.toISOString()).at(-1);
+	const pagesOf = (run?: HistoryRow) => (run ? tables.pages.filter((page) => page.site === site && page.runId === run.runId) : []);
+	const failing = (page: HistoryRow) =>
+		IMPORTANCES.flatMap((importance) =>
+			String(page[`failed${importance[0].toUpperCase()}${importance.slice(1)}`] ?? '')
+				.split(', ')
+				.filter(Boolean)
+				.map((id) => ({ id, importance })),
+		);
+	const byPages = (issues: Array<{ id: string; importance: (typeof IMPORTANCES)[number] }>) =>
+		[...new Set(issues.map((issue) => issue.id))]
+			.map((id) => ({ title: checkTitle(id), importance: issues.find((issue) => issue.id === id)!.importance, pages: issues.filter((issue) => issue.id === id).length }))
+			.sort((a, b) => b.pages - a.pages || IMPORTANCES.indexOf(a.importance) - IMPORTANCES.indexOf(b.importance) || a.title.localeCompare(b.title))
+			.map((issue) => `- ${issue.title} (${issue.importance}): ${issue.pages} ${issue.pages === 1 ? 'page' : 'pages'}`);
+	const now = pagesOf(current);
+	const earlier = pagesOf(previous);
+	const both = now.filter((page) => page.score !== null && earlier.some((old) => old.url === page.url && old.score !== null));
+	const failedIds = (pages: HistoryRow[], url: unknown) => pages.filter((page) => page.url === url).flatMap(failing).map((issue) => issue.id);
+	const section = (heading: string, lines: string[] | null) => ['', heading, ...(lines === null ? [`no run in ${previousMonth} to compare with`] : lines.length ? lines : ['none'])];
+	const average = Number(current.averageScore);
+	const change = previous ? Math.round((average - Number(previous.averageScore)) * 10) / 10 : null;
+	const signed = (delta: number) => `${delta > 0 ? '+' : delta < 0 ? '\u2212' : '\u00b1'}${Math.abs(delta).toFixed(1)}`;
+	const worstFirst = now.filter((page) => page.score !== null).sort((a, b) => Number(a.score) - Number(b.score) || String(a.url).localeCompare(String(b.url)));
+	const tied = worstFirst.slice(5).filter((page) => page.score === worstFirst[4].score).length;
+	return [
+		`SEO report for ${site}, ${monthName(start, true)}`,
+		'',
+		`Average score ${average.toFixed(1)}: ${change === null ? `no run in ${previousMonth} to compare with` : `${signed(change)} since ${previousMonth} (${Number(previous!.averageScore).toFixed(1)})`}`,
+		`${String(current.pages)} pages: ${String(current.good)} good, ${String(current.decent)} decent, ${String(current.bad)} bad` +
+			`${current.notAnalyzed ? `; ${String(current.notAnalyzed)} could not be analyzed` : ''} (audit of ${String(current.runId).slice(0, 10)})`,
+		...section('Top issues by pages affected', byPages(now.flatMap(failing)).slice(0, 10)),
+		...section(`New since ${previousMonth}`, previous ? byPages(both.flatMap((page) => failing(page).filter((issue) => !failedIds(earlier, page.url).includes(issue.id)))) : null),
+		...section(
+			`Fixed since ${previousMonth}`,
+			previous ? byPages(both.flatMap((page) => earlier.filter((old) => old.url === page.url).flatMap(failing).filter((issue) => !failedIds([page], page.url).includes(issue.id)))) : null,
+		),
+		'',
+		'Worst pages',
+		...(worstFirst.length ? worstFirst.slice(0, 5).map((page) => `- ${String(page.url)}: ${String(page.score)}/100 (${String(page.grade)}) ${String(page.reportUrl)}`) : ['none']),
+		...(tied ? [`- and ${tied} more at ${String(worstFirst[4].score)}/100`] : []),
+		'',
+		`Your dashboard: ${dashboardUrl}?site=${encodeURIComponent(site)}`,
+	].join('\n');
 }

@@ -89,9 +89,15 @@ export async function waitForExecution(rest: N8nRest, id: string, timeoutMs: num
  * What the editor's *Execute workflow* does: n8n 1.x wants the workflow in the request, n8n 2.x runs the stored
  * one and takes only where to start.
  */
-export async function runManually(rest: N8nRest, n8nVersion: string, workflow: { id: string; nodes: Array<{ name: string; type: string }> }): Promise<string> {
-	const trigger = workflow.nodes.find((node) => node.type === 'n8n-nodes-base.manualTrigger');
-	if (!trigger) throw new Error('no manual trigger');
+export async function runManually(
+	rest: N8nRest,
+	n8nVersion: string,
+	workflow: { id: string; nodes: Array<{ name: string; type: string }> },
+	/** Another trigger to start from (a schedule's, say): it outputs its pinned data if the workflow has some. */
+	triggerName?: string,
+): Promise<string> {
+	const trigger = workflow.nodes.find((node) => (triggerName ? node.name === triggerName : node.type === 'n8n-nodes-base.manualTrigger'));
+	if (!trigger) throw new Error(triggerName ? `no trigger named ${triggerName}` : 'no manual trigger');
 	const body: Record<string, unknown> = { triggerToStartFrom: { name: trigger.name } };
 	if (majorOf(n8nVersion) < 2) body.workflowData = await rest.call('GET', `/rest/workflows/${workflow.id}`);
 	const { executionId } = await rest.call<{ executionId: string }>('POST', `/rest/workflows/${workflow.id}/run`, body);

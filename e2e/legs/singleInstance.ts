@@ -17,6 +17,7 @@ import { DEMO_CREDENTIAL, demoCredential, PACKAGE_NODE_PREFIX, pointedAt, type E
 import { parseCliExecution, runManually, waitForExecution } from '../../dev/n8n/executions';
 import { writingInto } from '../../dev/examples';
 import { runDataTableExamples } from '../lib/dataTables';
+import { MONTHLY_REPORT_FILE, runMonthlyReportCheck } from '../lib/monthlyReport';
 import { EXPECTATIONS, GENERIC_EXPECTATION, snapshot } from '../lib/expectations';
 import { importMcpCredential, mcpExample, runMcpChecks } from '../lib/mcp';
 import { runParityChecks } from '../lib/parity';
@@ -213,6 +214,13 @@ export async function proveSingleInstance(leg: LegContext & { screenshotsDir: st
 			await runDataTableExamples(checks, { rest, n8nVersion: install.n8nVersion, phpRank, examples: imported, outputFolder }).catch((error: unknown) => {
 				if (!(error instanceof StepFailed)) throw error;
 			});
+			// The monthly report reads the history the site audit just wrote, and sends it to a real SMTP server.
+			const monthly = examples.find((example) => example.file === MONTHLY_REPORT_FILE);
+			if (monthly) {
+				await runMonthlyReportCheck(checks, { rest, n8nVersion: install.n8nVersion, example: monthly }).catch((error: unknown) => {
+					if (!(error instanceof StepFailed)) throw error;
+				});
+			}
 		}
 
 		const manualExample = examples.find((example) => example.file === 'spreadsheet-to-seo-reports-offline.json') ?? examples.find((example) => example.offline);

@@ -331,6 +331,11 @@ const siteAuditOffline: ExampleExpectation = {
 			`${AUDIT_HISTORY_TABLES.runs.name}: one row for the site and run`,
 		);
 		assertEqual(runRows.map((row) => [row.runId, new Date(String(row.runAt)).toISOString()]), [[runAt, runAt]], `${AUDIT_HISTORY_TABLES.runs.name}: the run's start`);
+		assertEqual(
+			String(itemsOf(execution, 'Build summary')[0]?.text).split('\n')[1],
+			`Average score ${Number(runRows[0]?.averageScore).toFixed(1)}: first run`,
+			"the summary's trend: the site's first run, its average as the runs table holds it (the run not counted as its own last)",
+		);
 		return `${pageRows.length} rows in ${AUDIT_HISTORY_TABLES.pages.name}, ${runRows.length} in ${AUDIT_HISTORY_TABLES.runs.name} (average ${String(runRows[0]?.averageScore)})`;
 	},
 };

@@ -30,7 +30,7 @@ const WORKFLOW_FILE = 'site-audit-offline.json';
 const CHANGED_PAGE = 'https://www.brewshop.example/pricing';
 const DAY_SECONDS = 86_400;
 /** The nodes from the phpRank node on: left out where only the reading of sitemaps is checked. */
-const AUDIT_NODES = ['Audit page', 'Page result', 'Pages per site', 'Build summary', 'Page history row', 'Save page results', 'Run history row', 'Save run summary'];
+const AUDIT_NODES = ['Audit page', 'Page result', 'Pages per site', 'Rank checks and pages', 'Previous runs', 'With previous runs', 'Build summary', 'Page history row', 'Save page results', 'Run history row', 'Save run summary'];
 
 let server: PhpRankServer;
 
@@ -167,7 +167,7 @@ describe('examples/site-audit-offline.json', () => {
 			expect(summary.site).toBe('brewshop.example');
 			expect(text).toBe(siteAuditSummary(server, [], { pages: audited(result), errors: errorsOf(result) }));
 			// The fixture site has pages of every grade, so each count means something.
-			expect(text).toMatch(new RegExp(`: ${livePages.length} pages: [1-9]\\d* good, [1-9]\\d* decent, [1-9]\\d* bad; 1 could not be analyzed\\.\nAnalyzed in this run: ${livePages.length} new, 0 re-analyzed; 0 fresh from earlier runs\\.\n`));
+			expect(text).toMatch(new RegExp(`: ${livePages.length} pages: [1-9]\\d* good, [1-9]\\d* decent, [1-9]\\d* bad; 1 could not be analyzed\\.\nAverage score \\d+\\.\\d: first run\nAnalyzed in this run: ${livePages.length} new, 0 re-analyzed; 0 fresh from earlier runs\\.\n`));
 			expect(text).toContain('*Checks newly failing on the re-analyzed pages*\nnone');
 		});
 
@@ -179,6 +179,24 @@ describe('examples/site-audit-offline.json', () => {
 			const counts = [...topIssues.matchAll(/\((\d+) pages?\)/g)].map(([, count]) => Number(count));
 			expect(counts).toEqual([...counts].sort((a, b) => b - a));
 		});
+	});
+
+	it("compares the site's average with the run four runs before, from the runs table, whatever other sites it holds", async () => {
+		server.reset();
+		const history = auditHistoryTables();
+		const earlier = [72.5, 70, 65.3, 68.2].map((averageScore, week) => ({ runId: `2026-10-0${week + 1}T06:00:00.000Z`, site: 'brewshop.example', averageScore }));
+		history.insert(AUDIT_HISTORY_TABLES.runs.name, [
+			...earlier.map((row) => ({ ...row, runAt: new Date(row.runId), pages: 14, good: 5, decent: 4, bad: 5, notAnalyzed: 1 })),
+			// Another site's later run: not this site's last.
+			{ runId: '2026-10-05T06:00:00.000Z', runAt: new Date('2026-10-05T06:00:00.000Z'), site: 'other.example', pages: 1, averageScore: 99, good: 1, decent: 0, bad: 0, notAnalyzed: 0 },
+		]);
+		const result = await run(undefined, { dataTables: history });
+
+		expect(result.error).toBeUndefined();
+		expect(String(summaries(result)[0].text)).toBe(
+			siteAuditSummary(server, [], { pages: audited(result), errors: errorsOf(result), previousAverages: earlier.map((row) => row.averageScore).reverse() }),
+		);
+		expect(String(summaries(result)[0].text).split('\n')[1]).toMatch(/^Average score \d+\.\d: [+\u2212\u00b1]\d+\.\d since the last run \(68\.2\), [+\u2212\u00b1]\d+\.\d since four runs ago \(72\.5\)$/);
 	});
 
 	describe('ties at the fifth place: every page fails the same checks and has the same score', () => {
@@ -308,6 +326,15 @@ describe('examples/site-audit-offline.json', () => {
 		let firstRun: RunResult;
 		// The three runs write into the same Data tables, as n8n keeps them between executions.
 		let history: InMemoryDataTables;
+		const runRows = () => history.rows(AUDIT_HISTORY_TABLES.runs.name);
+		/** The average scores the runs table holds for the runs before `result`'s, newest first. */
+		const averagesBefore = (result: RunResult) => {
+			const runAt = String(result.output('Run started')[0].json.runAt);
+			return runRows()
+				.filter((row) => String(row.runId) < runAt)
+				.reverse()
+				.map((row) => row.averageScore as number | null);
+		};
 		beforeAll(async () => {
 			server.reset();
 			history = auditHistoryTables();
@@ -316,7 +343,7 @@ describe('examples/site-audit-offline.json', () => {
 			server.clearRequests();
 			rerun = await run(undefined, { dataTables: history });
 			rerunRequests = apiRequests(server).map((request) => `${request.method} ${request.path} ${request.status}`);
-			rerunSummary = siteAuditSummary(server, first, { pages: audited(rerun), errors: errorsOf(rerun) });
+			rerunSummary = siteAuditSummary(server, first, { pages: audited(rerun), errors: errorsOf(rerun), previousAverages: averagesBefore(rerun) });
 
 			server.changePage(CHANGED_PAGE, { quality: 0.6 });
 			server.changePage(CHANGED_FRESH_PAGE, { quality: 0 });
@@ -360,7 +387,7 @@ describe('examples/site-audit-offline.json', () => {
 			const text = String(summaries(weekly)[0].text);
 			const changed = server.reports().find((report) => report.targetUrl === CHANGED_PAGE)!;
 
-			expect(text).toBe(siteAuditSummary(server, beforeWeekly, { pages: audited(weekly), errors: errorsOf(weekly) }));
+			expect(text).toBe(siteAuditSummary(server, beforeWeekly, { pages: audited(weekly), errors: errorsOf(weekly), previousAverages: averagesBefore(weekly) }));
 			expect(text).toContain(`\nAnalyzed in this run: 0 new, ${AGED_PAGES.length} re-analyzed; ${livePages.length - AGED_PAGES.length} fresh from earlier runs.\n`);
 			expect(text).toContain(`*Checks newly failing on the re-analyzed pages*\n• ${CHANGED_PAGE}: `);
 			// By the titles phpRank's report page shows, not the check ids.
@@ -368,6 +395,22 @@ describe('examples/site-audit-offline.json', () => {
 			expect(text).toContain(`${server.url}/reports/${changed.id}\n*Could not be analyzed*`);
 			expect(text).not.toContain(`• ${CHANGED_FRESH_PAGE}: `);
 			expect(changed.result).toBeLessThan(beforeWeekly.find((report) => report.id === changed.id)!.result);
+		});
+
+		it("gives the site's average score against the last run's, as the runs table holds them, the current run not counted as its own last", () => {
+			const [firstRow, rerunRow, weeklyRow] = runRows();
+			const trend = (result: RunResult) => String(summaries(result)[0].text).split('\n')[1];
+			const signed = (delta: number) => `${delta > 0 ? '+' : delta < 0 ? '\u2212' : '\u00b1'}${Math.abs(delta).toFixed(1)}`;
+			const [average, last] = [Number(weeklyRow.averageScore), Number(rerunRow.averageScore)];
+
+			expect(runRows()).toHaveLength(3);
+			expect(trend(firstRun)).toBe(`Average score ${Number(firstRow.averageScore).toFixed(1)}: first run`);
+			expect(trend(rerun)).toBe(`Average score ${Number(rerunRow.averageScore).toFixed(1)}: \u00b10.0 since the last run (${Number(firstRow.averageScore).toFixed(1)}); no run four runs ago yet`);
+			// The changed page scores lower: the average fell since the last run.
+			expect(average).toBeLessThan(last);
+			expect(trend(weekly)).toBe(
+				`Average score ${average.toFixed(1)}: ${signed(Math.round((average - last) * 10) / 10)} since the last run (${last.toFixed(1)}); no run four runs ago yet`,
+			);
 		});
 
 		describe("keeps each run's result in n8n's Data tables", () => {
