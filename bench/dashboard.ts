@@ -97,7 +97,7 @@ async function main() {
 	log(`History written in ${((Date.now() - filling) / 1000).toFixed(1)} s`, '');
 	const runIds = tables.rows(AUDIT_HISTORY_TABLES.runs.name).map((row) => String(row.runId));
 
-	const cases = [
+	const cases: Array<{ label: string; query: Record<string, string> }> = [
 		{ label: `site page (?site=${SITE}): the latest run against the one before`, query: { site: SITE } },
 		{ label: 'compare: the first run against the latest', query: { site: SITE, from: runIds[0], to: runIds[runIds.length - 1] } },
 		{ label: 'list of sites (no ?site=)', query: {} },
