@@ -103,11 +103,13 @@ export async function runDashboardChecks(checks: Checks, context: DashboardConte
 		return url;
 	});
 
-	await checks.check('the dashboard refuses a visitor without the user name and password, or with another password (401)', async () => {
+	await checks.check('the dashboard refuses a visitor without the user name and password (401, asking for Basic Auth), or with another password (n8n 2.x: 401, 1.x: 403)', async () => {
 		const wrong = `Basic ${Buffer.from(`${dashboard.credential.data.user}:not-the-password`).toString('base64')}`;
 		for (const authorization of [undefined, wrong]) {
 			const answer = await fetch(`${url}?site=${SITE}`, { headers: authorization ? { authorization } : {} });
-			assertEqual(answer.status, 401, `status ${authorization ? 'with another password' : 'without credentials'}`);
+			const expected = authorization && majorOf(n8nVersion) < 2 ? 403 : 401;
+			assertEqual(answer.status, expected, `status ${authorization ? 'with another password' : 'without credentials'}`);
+			assertEqual(answer.headers.get('www-authenticate'), 'Basic realm="Webhook"', 'WWW-Authenticate, which makes a browser ask for the login');
 			assert(!(await answer.text()).includes('<svg'), 'the refusal shows the chart');
 		}
 	});
