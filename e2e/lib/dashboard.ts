@@ -4,6 +4,7 @@
  * and a phone's width. The chart's points are compared with the rows n8n's REST API reads from the runs table.
  */
 import { randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -114,6 +115,7 @@ export async function runDashboardChecks(checks: Checks, context: DashboardConte
 		}
 	});
 
+	mkdirSync(context.screenshotsDir, { recursive: true });
 	let browser: Browser | undefined;
 	try {
 		browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, timeout: 60_000, args: ['--disable-gpu', '--disable-quic'] });
