@@ -3,6 +3,7 @@
 // because n8n's server and its node test harness are not published as libraries.
 export { manualWorkflow, runNode, runWorkflow, producedText, TRIGGER_NODE_NAME, type RunNodeOptions, type RunNodeResult, type RunOptions } from './run';
 export type { RunResult, WorkflowFixture } from './run';
+export { runWebhook, type WebhookRequest, type WebhookRunResult } from './webhook';
 export { runTool, type RunToolOptions, type RunToolResult } from './tool';
 export { loadOptions, type ListSearchOptions, type LoadOptionsMethodOptions, type LoadOptionsOptions } from './loadOptions';
 export { testCredential, type CredentialTestOptions } from './credentialTest';

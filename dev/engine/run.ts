@@ -6,6 +6,7 @@ import type {
 	ExecutionBaseError,
 	IConnections,
 	IDataObject,
+	IExecuteResponsePromiseData,
 	INode,
 	INodeExecutionData,
 	IPinData,
@@ -38,6 +39,8 @@ export interface RunOptions extends InstanceOptions {
 	timeoutMs?: number;
 	/** Cancels the run as the editor's Stop button does; the call resolves once the engine has stopped it. */
 	cancelSignal?: AbortSignal;
+	/** The node the run starts at, by name, for a workflow the engine finds no start in by itself (a Webhook's). */
+	startNode?: string;
 }
 
 export interface RunResult {
@@ -53,6 +56,8 @@ export interface RunResult {
 	errorOf(nodeName: string): ExecutionBaseError | undefined;
 	/** Node names in the order they finished. */
 	executedNodes: string[];
+	/** What Respond to Webhook nodes sent to the webhook's caller, in order. */
+	responses: IExecuteResponsePromiseData[];
 	logs: LogLine[];
 }
 
@@ -106,13 +111,19 @@ export async function runWorkflow(fixture: WorkflowFixture, options: RunOptions 
 	hooks.addHandler('nodeExecuteAfter', (nodeName) => {
 		executedNodes.push(nodeName);
 	});
+	const responses: IExecuteResponsePromiseData[] = [];
+	hooks.addHandler('sendResponse', (response) => {
+		responses.push(response);
+	});
+	const startNode = options.startNode === undefined ? undefined : workflow.getNode(options.startNode);
+	if (options.startNode !== undefined && !startNode) throw new UserError(`The workflow has no node named "${options.startNode}"`);
 
 	const logCapture = captureLogs();
 	let run: IRun;
 	let thrown: Map<string, Error>;
 	try {
 		const execution = new WorkflowExecute({ ...additionalData(executionId), hooks, workflowId: workflowData.id }, 'manual');
-		run = await withTimeout(execution.run({ workflow, pinData: workflowData.pinData }), options.timeoutMs ?? DEFAULT_TIMEOUT_MS, options.cancelSignal);
+		run = await withTimeout(execution.run({ workflow, startNode: startNode ?? undefined, pinData: workflowData.pinData }), options.timeoutMs ?? DEFAULT_TIMEOUT_MS, options.cancelSignal);
 	} finally {
 		logCapture.stop();
 		thrown = takeThrownErrors(executionId);
@@ -125,6 +136,7 @@ export async function runWorkflow(fixture: WorkflowFixture, options: RunOptions 
 		run,
 		error: resultData.error && (thrownBy(resultData.lastNodeExecuted) ?? resultData.error),
 		executedNodes,
+		responses,
 		logs: logCapture.lines,
 		errorOf: (nodeName) => thrownBy(nodeName) ?? resultData.runData[nodeName]?.at(-1)?.error,
 		output(nodeName, outputIndex = 0, runIndex) {

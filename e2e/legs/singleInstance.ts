@@ -16,6 +16,7 @@ import { installIntoUserFolder, type PackedPackage } from '../../dev/n8n/communi
 import { DEMO_CREDENTIAL, demoCredential, PACKAGE_NODE_PREFIX, pointedAt, type Example, type WorkflowJson, type WorkflowNode } from '../../dev/n8n/examples';
 import { parseCliExecution, runManually, waitForExecution } from '../../dev/n8n/executions';
 import { writingInto } from '../../dev/examples';
+import { dashboardExample, importDashboardCredential, runDashboardChecks } from '../lib/dashboard';
 import { runDataTableExamples } from '../lib/dataTables';
 import { MONTHLY_REPORT_FILE, runMonthlyReportCheck } from '../lib/monthlyReport';
 import { EXPECTATIONS, GENERIC_EXPECTATION, snapshot } from '../lib/expectations';
@@ -104,6 +105,10 @@ export async function proveSingleInstance(leg: LegContext & { screenshotsDir: st
 		const mcp = mcpExample(examples);
 		await checks.step(`n8n import:credentials: httpBearerAuth "${mcp.credential.name}", the token of examples/${mcp.example.file}`, async () => {
 			await importMcpCredential(n8nSetup, mcp);
+		});
+		const dashboard = dashboardExample(examples);
+		await checks.step(`n8n import:credentials: httpBasicAuth "${dashboard.credential.name}", the login of examples/${dashboard.example.file}`, async () => {
+			await importDashboardCredential(n8nSetup, dashboard);
 		});
 		await checks.step(`n8n import:workflow: all ${examples.length} workflows under examples/`, async () => {
 			await importWorkflows(n8nSetup, examples.map((example) => pointedAt(example.workflow, phpRank)));
@@ -218,6 +223,13 @@ export async function proveSingleInstance(leg: LegContext & { screenshotsDir: st
 			const monthly = examples.find((example) => example.file === MONTHLY_REPORT_FILE);
 			if (monthly) {
 				await runMonthlyReportCheck(checks, { rest, n8nVersion: install.n8nVersion, example: monthly }).catch((error: unknown) => {
+					if (!(error instanceof StepFailed)) throw error;
+				});
+			}
+			// The dashboard shows the history the site audit wrote, after two more audits.
+			const siteAudit = imported.find((example) => example.file === 'site-audit-offline.json');
+			if (siteAudit) {
+				await runDashboardChecks(checks, { dashboard, siteAudit, rest, n8nUrl: url, n8nVersion: install.n8nVersion, phpRank, screenshotsDir: leg.screenshotsDir }).catch((error: unknown) => {
 					if (!(error instanceof StepFailed)) throw error;
 				});
 			}

@@ -48,6 +48,8 @@ const N8N_LABELS: Record<string, string[]> = {
 	'Fetch Test Event': [],
 	// The editor's button that runs a workflow by hand; the Manual Trigger is named after it.
 	'Execute workflow': [],
+	// The Webhook node's: how n8n checks a caller before the workflow starts (the dashboard's page).
+	Authentication: ['None', 'Basic Auth', 'Header Auth', 'JWT Auth'],
 };
 
 const FILE_EXTENSION = /\.(json|csv|md|ts|js|mjs|cjs|yml|yaml|sh|txt)$/i;

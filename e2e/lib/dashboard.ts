@@ -1,0 +1,170 @@
+/**
+ * The site health dashboard as its user meets it: the example published with its Basic Auth credential, after the
+ * site audit has written three runs into n8n's Data tables, and its page opened in headless Chromium at a desktop's
+ * and a phone's width. The chart's points are compared with the rows n8n's REST API reads from the runs table.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+
+import { chromium, type Browser, type Page } from 'playwright-core';
+
+import type { PhpRankServer } from '../../dev/server';
+import { AUDIT_HISTORY_TABLES } from '../../dev/examples';
+import { dataTableRows, ensureDataTables, personalProjectId } from '../../dev/n8n/dataTables';
+import { withDataTableIds, type Example, type WorkflowJson } from '../../dev/n8n/examples';
+import { activateWorkflow, runManually, waitForExecution } from '../../dev/n8n/executions';
+import type { N8n, N8nRest } from '../../dev/n8n/n8n';
+import { majorOf } from '../../dev/n8n/n8nVersions';
+import { assert, assertEqual, type Checks } from './checks';
+
+const DASHBOARD_EXAMPLE = 'site-health-dashboard.json';
+const SITE_AUDIT_EXAMPLE = 'site-audit-offline.json';
+const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const SITE = 'brewshop.example';
+/** A page of the bundled shop that gets worse between the audits, and one that gets better. */
+const WORSE_PAGE = 'https://www.brewshop.example/pricing';
+const BETTER_PAGE = 'https://www.brewshop.example/blog/cold-brew';
+const WEEK_SECONDS = 7 * 86_400;
+const VIEWPORTS = [
+	{ name: 'desktop', width: 1440, height: 900 },
+	{ name: 'phone', width: 390, height: 844 },
+];
+
+/** The dashboard example, its Webhook node and the Basic Auth credential it asks visitors for. */
+export function dashboardExample(examples: Example[]) {
+	const example = examples.find((candidate) => candidate.file === DASHBOARD_EXAMPLE);
+	assert(example, `examples/${DASHBOARD_EXAMPLE} is missing`);
+	const webhook = example.workflow.nodes.find((node) => node.type === 'n8n-nodes-base.webhook');
+	const reference = webhook?.credentials?.httpBasicAuth;
+	assert(webhook && reference, `examples/${DASHBOARD_EXAMPLE}: no Webhook with Basic Auth`);
+	return { example, webhook, credential: { ...reference, type: 'httpBasicAuth', data: { user: 'dashboard', password: randomBytes(18).toString('hex') } } };
+}
+
+type DashboardExample = ReturnType<typeof dashboardExample>;
+
+/** `n8n import:credentials` of the user name and password the dashboard's webhook asks for. */
+export async function importDashboardCredential(n8n: N8n, dashboard: DashboardExample): Promise<void> {
+	const said = await n8n.import('credentials', [dashboard.credential]);
+	assert(/Successfully imported 1 credential/.test(said), 'n8n did not report the import');
+}
+
+interface DashboardContext {
+	dashboard: DashboardExample;
+	/** The site audit example as imported: it wrote its first run into the Data tables already. */
+	siteAudit: Example;
+	rest: N8nRest;
+	n8nUrl: string;
+	n8nVersion: string;
+	phpRank: PhpRankServer;
+	screenshotsDir: string;
+}
+
+/** What a page shows: the chart's points, whether it scrolls sideways, the compare's runs. */
+async function readPage(page: Page) {
+	return await page.evaluate(() => ({
+		points: Array.from(document.querySelectorAll('svg circle[data-score]')).map((point) => ({ run: point.getAttribute('data-run') ?? '', score: Number(point.getAttribute('data-score')) })),
+		svgWidth: document.querySelector('svg')?.getBoundingClientRect().width ?? 0,
+		scrollWidth: document.documentElement.scrollWidth,
+		clientWidth: document.documentElement.clientWidth,
+		compared: [document.querySelector('.summary')?.getAttribute('data-from') ?? '', document.querySelector('.summary')?.getAttribute('data-to') ?? ''],
+	}));
+}
+
+export async function runDashboardChecks(checks: Checks, context: DashboardContext): Promise<void> {
+	const { dashboard, siteAudit, rest, n8nVersion, phpRank } = context;
+	const url = `${context.n8nUrl}/webhook/${String(dashboard.webhook.parameters.path)}`;
+	const projectId = await personalProjectId(rest);
+	const ids = await ensureDataTables(rest, projectId, Object.values(AUDIT_HISTORY_TABLES));
+
+	await checks.step(`examples/${SITE_AUDIT_EXAMPLE} run twice more, a page worse and one better before the third run`, async () => {
+		for (const index of [2, 3]) {
+			if (index === 3) {
+				phpRank.changePage(WORSE_PAGE, { quality: 0.3 });
+				phpRank.changePage(BETTER_PAGE, { quality: 1 });
+				phpRank.ageReports(phpRank.reports().filter((report) => [WORSE_PAGE, BETTER_PAGE].includes(report.targetUrl)).map((report) => report.id), WEEK_SECONDS);
+			}
+			const executionId = await runManually(rest, n8nVersion, siteAudit.workflow);
+			const execution = await waitForExecution(rest, executionId, 300_000);
+			assertEqual(execution.status, 'success', `status of execution ${executionId} (run ${index})`);
+		}
+	});
+	const runs = (await dataTableRows(rest, projectId, ids[AUDIT_HISTORY_TABLES.runs.name]))
+		.filter((row) => row.site === SITE)
+		.map((row) => ({ run: String(row.runId), score: Number(row.averageScore) }))
+		.sort((a, b) => a.run.localeCompare(b.run));
+
+	await checks.step(`examples/${DASHBOARD_EXAMPLE} published with its Basic Auth credential: GET ${url}`, async () => {
+		if (majorOf(n8nVersion) < 2) {
+			// n8n 1.x's Data table node finds a table by ID only: the user picks each from the list and saves.
+			const stored = await rest.call<WorkflowJson & { versionId: string }>('GET', `/rest/workflows/${dashboard.example.id}`);
+			await rest.call('PATCH', `/rest/workflows/${dashboard.example.id}`, { versionId: stored.versionId, nodes: withDataTableIds(stored, ids).nodes });
+		}
+		await activateWorkflow(rest, n8nVersion, { workflowId: dashboard.example.id });
+		return url;
+	});
+
+	await checks.check('the dashboard refuses a visitor without the user name and password (401, asking for Basic Auth), or with another password (n8n 2.x: 401, 1.x: 403)', async () => {
+		const wrong = `Basic ${Buffer.from(`${dashboard.credential.data.user}:not-the-password`).toString('base64')}`;
+		for (const authorization of [undefined, wrong]) {
+			const answer = await fetch(`${url}?site=${SITE}`, { headers: authorization ? { authorization } : {} });
+			const expected = authorization && majorOf(n8nVersion) < 2 ? 403 : 401;
+			assertEqual(answer.status, expected, `status ${authorization ? 'with another password' : 'without credentials'}`);
+			assertEqual(answer.headers.get('www-authenticate'), 'Basic realm="Webhook"', 'WWW-Authenticate, which makes a browser ask for the login');
+			assert(!(await answer.text()).includes('<svg'), 'the refusal shows the chart');
+		}
+	});
+
+	mkdirSync(context.screenshotsDir, { recursive: true });
+	let browser: Browser | undefined;
+	try {
+		browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, timeout: 60_000, args: ['--disable-gpu', '--disable-quic'] });
+		for (const viewport of VIEWPORTS) {
+			const context_ = await browser.newContext({
+				viewport: { width: viewport.width, height: viewport.height },
+				httpCredentials: { username: dashboard.credential.data.user, password: dashboard.credential.data.password },
+			});
+			const page = await context_.newPage();
+			try {
+				await checks.check(`dashboard at ${viewport.width}x${viewport.height} (${viewport.name}): the list of sites links to ${SITE}`, async () => {
+					const answer = await page.goto(url);
+					assertEqual(answer?.status(), 200, 'status of the list of sites');
+					await page.locator(`a[href="?site=${SITE}"]`).click();
+					await page.waitForURL(`${url}?site=${SITE}`);
+					return await shot(page, context.screenshotsDir, `dashboard-sites-${viewport.name}.png`, url);
+				});
+				await checks.check(`dashboard at ${viewport.width}x${viewport.height} (${viewport.name}): the chart has a point per run, each the runs table's average score, and the page does not scroll sideways`, async () => {
+					const answer = await page.goto(`${url}?site=${SITE}`);
+					assertEqual(answer?.status(), 200, 'status of the site page');
+					assertEqual(answer?.headers()['content-type'], 'text/html; charset=utf-8', 'Content-Type');
+					const shown = await readPage(page);
+					assertEqual(shown.points.length, runs.length, 'points on the chart (rows of phprank_audit_runs for the site)');
+					assertEqual(shown.points, runs, 'each point: run and average score, as the Data table holds them');
+					assert(shown.svgWidth > 0 && shown.svgWidth <= shown.clientWidth, `the chart is ${shown.svgWidth} px wide in a ${shown.clientWidth} px page`);
+					assert(shown.scrollWidth <= shown.clientWidth, `the page is ${shown.scrollWidth} px wide in a ${shown.clientWidth} px window: it scrolls sideways`);
+					return `${runs.map((run) => run.score).join(', ')}; ${await shot(page, context.screenshotsDir, `dashboard-site-${viewport.name}.png`, url)}`;
+				});
+				await checks.check(`dashboard at ${viewport.width}x${viewport.height} (${viewport.name}): the form compares the first run with the latest`, async () => {
+					assert(runs.length >= 2, `${runs.length} runs to compare`);
+					await page.locator('select[name="from"]').selectOption(runs[0].run);
+					await page.locator('select[name="to"]').selectOption(runs[runs.length - 1].run);
+					await Promise.all([page.waitForURL(/[?&]from=/), page.locator('form.compare button[type="submit"]').click()]);
+					const shown = await readPage(page);
+					assertEqual(shown.compared, [runs[0].run, runs[runs.length - 1].run], 'runs compared');
+					assert(shown.scrollWidth <= shown.clientWidth, `the compare is ${shown.scrollWidth} px wide in a ${shown.clientWidth} px window`);
+					return await shot(page, context.screenshotsDir, `dashboard-compare-${viewport.name}.png`, url);
+				});
+			} finally {
+				await context_.close();
+			}
+		}
+	} finally {
+		await browser?.close();
+	}
+}
+
+/** A full-page screenshot kept with the suite's artifacts; the message names it. */
+async function shot(page: Page, folder: string, file: string, url: string): Promise<string> {
+	await page.screenshot({ path: path.join(folder, file), fullPage: true, animations: 'disabled' });
+	return `${page.url().replace(url, '…')}: ${file}`;
+}

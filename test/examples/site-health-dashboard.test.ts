@@ -1,0 +1,313 @@
+import type { DataTableRowReturn } from 'n8n-workflow';
+
+import { checkNameOf } from '../../nodes/PhpRank/shared/checkNames';
+import { startPhpRankServer } from '../../dev/server';
+import type { PhpRankServer } from '../../dev/server';
+import { CHECK_NAMES } from '../../dev/server/analysis';
+import { AUDIT_HISTORY_TABLES, auditHistoryTables, loadExampleWorkflow } from '../../dev/examples';
+import { runWebhook, runWorkflow } from '../../dev/engine';
+import type { InMemoryDataTables, WorkflowFixture } from '../../dev/engine';
+
+const WORKFLOW_FILE = 'site-health-dashboard.json';
+const SITE = 'brewshop.example';
+const WORSE_PAGE = 'https://www.brewshop.example/pricing';
+const BETTER_PAGE = 'https://www.brewshop.example/blog/cold-brew';
+const HOSTILE_SITE = `<script>alert("site")</script>'&.example`;
+const HOSTILE_URL = `https://x.example/"><img src=x onerror=alert(1)>`;
+const DAY_SECONDS = 86_400;
+const IMPORTANCE = { failedHigh: 'high', failedMedium: 'medium', failedLow: 'low' } as const;
+
+let server: PhpRankServer;
+let tables: InMemoryDataTables;
+
+interface Page {
+	status: number;
+	headers: Record<string, string>;
+	html: string;
+}
+
+async function serve(query: Record<string, string> = {}): Promise<Page> {
+	const result = await runWebhook(loadExampleWorkflow(WORKFLOW_FILE), { query }, { dataTables: tables });
+	expect(result.error).toBeUndefined();
+	const { statusCode, headers, body } = result.response ?? {};
+	return { status: Number(statusCode), headers: headers as Record<string, string>, html: String(body) };
+}
+
+/** Each element of `html` matching the start tag `tag` with a `class`, as its attributes by name. */
+function elements(html: string, tag: string, className: string): Array<Record<string, string>> {
+	const starts = html.match(new RegExp(`<${tag} class="${className}"[^>]*>`, 'g')) ?? [];
+	return starts.map((start) => Object.fromEntries([...start.matchAll(/([\w-]+)="([^"]*)"/g)].map(([, name, value]) => [name, value])));
+}
+const unescaped = (value: string) => value.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&');
+const section = (html: string, heading: string) => html.split(`<h2>${heading}`)[1].split('</section>')[0];
+
+const runRows = (site = SITE) => tables.rows(AUDIT_HISTORY_TABLES.runs.name).filter((row) => row.site === site);
+const runIds = () => runRows().map((row) => String(row.runId));
+const pageRows = (runId: string) => tables.rows(AUDIT_HISTORY_TABLES.pages.name).filter((row) => row.runId === runId && row.site === SITE);
+const failing = (row: DataTableRowReturn) =>
+	(Object.keys(IMPORTANCE) as Array<keyof typeof IMPORTANCE>).flatMap((column) =>
+		String(row[column] ?? '')
+			.split(', ')
+			.filter(Boolean)
+			.map((id) => ({ id, importance: IMPORTANCE[column] })),
+	);
+const order = (importance: string) => ['high', 'medium', 'low'].indexOf(importance);
+
+/** The checks failing in a run, by pages affected, then importance and title: the first 10 and those tied with the 10th. */
+function topChecks(runId: string): Array<{ id: string; pages: number }> {
+	const counted = new Map<string, { id: string; importance: string; pages: number }>();
+	for (const check of pageRows(runId).flatMap(failing)) {
+		const entry = counted.get(check.id) ?? { ...check, pages: 0 };
+		entry.pages++;
+		counted.set(check.id, entry);
+	}
+	const sorted = [...counted.values()].sort((a, b) => b.pages - a.pages || order(a.importance) - order(b.importance) || checkNameOf(a.id).localeCompare(checkNameOf(b.id)));
+	return sorted.filter((check, index) => index < 10 || check.pages === sorted[9].pages).map(({ id, pages }) => ({ id, pages }));
+}
+
+/** Check/page pairs failing in `to` and not in `from`, on pages analyzed in both, as "check page". */
+function newPairs(from: string, to: string): string[] {
+	const analyzed = (runId: string) => new Map(pageRows(runId).filter((row) => !row.error).map((row) => [String(row.url), failing(row).map((check) => check.id)]));
+	const before = analyzed(from);
+	return [...analyzed(to)].flatMap(([url, checks]) => (before.has(url) ? checks.filter((id) => !before.get(url)!.includes(id)).map((id) => `${id} ${url}`) : [])).sort();
+}
+const shownPairs = (html: string, kind: 'new' | 'fixed') =>
+	html
+		.split(`<li class="${kind}" `)
+		.slice(1)
+		.flatMap((item) => {
+			const check = /data-check="([^"]*)"/.exec(item)![1];
+			return elements(item.split('</ul>')[0], 'li', 'url').map((page) => `${check} ${unescaped(page['data-url'])}`);
+		})
+		.sort();
+
+beforeAll(async () => {
+	server = await startPhpRankServer();
+	tables = auditHistoryTables();
+	// Three weekly audits of the bundled server's shop into the same tables: the third after one page got worse and one better.
+	const audit = async () => {
+		const result = await runWorkflow(loadExampleWorkflow('site-audit-offline.json', { server }), { credentials: { phpRankApi: { baseUrl: server.url, apiKey: server.apiKey } }, dataTables: tables });
+		expect(result.error).toBeUndefined();
+	};
+	await audit();
+	await audit();
+	server.changePage(WORSE_PAGE, { quality: 0.3 });
+	server.changePage(BETTER_PAGE, { quality: 1 });
+	server.ageReports(server.reports().filter((report) => [WORSE_PAGE, BETTER_PAGE].includes(report.targetUrl)).map((report) => report.id), 7 * DAY_SECONDS);
+	await audit();
+});
+afterAll(async () => await server.close());
+
+describe('examples/site-health-dashboard.json', () => {
+	it('answers GET /webhook/phprank-dashboard behind Basic Auth through Respond to Webhook, reading the runs table and only two runs\' pages', () => {
+		const workflow = loadExampleWorkflow(WORKFLOW_FILE);
+		const node = (name: string) => workflow.nodes.find((candidate) => candidate.name === name)!;
+
+		expect(node('Dashboard request')).toMatchObject({
+			type: 'n8n-nodes-base.webhook',
+			parameters: { httpMethod: 'GET', path: 'phprank-dashboard', authentication: 'basicAuth', responseMode: 'responseNode' },
+			credentials: { httpBasicAuth: expect.objectContaining({ name: 'phpRank dashboard login' }) },
+		});
+		const reads = workflow.nodes.filter((candidate) => candidate.type === 'n8n-nodes-base.dataTable').map(({ name, parameters }) => [name, parameters]);
+		expect(reads).toEqual([
+			['Read all runs', expect.objectContaining({ operation: 'get', dataTableId: expect.objectContaining({ value: AUDIT_HISTORY_TABLES.runs.name }) })],
+			['Read site runs', expect.objectContaining({ operation: 'get', dataTableId: expect.objectContaining({ value: AUDIT_HISTORY_TABLES.runs.name }) })],
+			['Read their pages', expect.objectContaining({ operation: 'get', dataTableId: expect.objectContaining({ value: AUDIT_HISTORY_TABLES.pages.name }), matchType: 'allConditions' })],
+		]);
+		expect((node('Read their pages').parameters.filters as { conditions: Array<{ keyName: string; condition: string }> }).conditions.map(({ keyName, condition }) => `${keyName} ${condition}`)).toEqual([
+			'runId eq',
+			'site eq',
+		]);
+	});
+
+	it('names the checks as the phpRank node does, every check phpRank has', () => {
+		const workflow: WorkflowFixture = loadExampleWorkflow(WORKFLOW_FILE);
+		const [assignment] = (workflow.nodes.find((node) => node.name === 'Check titles')!.parameters.assignments as { assignments: Array<{ value: string }> }).assignments;
+		const titles = JSON.parse(assignment.value.replace(/^=\{\{/, '').replace(/\}\}$/, '')) as Record<string, string>;
+
+		expect(Object.entries(titles).filter(([id, title]) => checkNameOf(id) !== title)).toEqual([]);
+		expect(CHECK_NAMES.filter((id) => !(id in titles))).toEqual([]);
+	});
+
+	describe('a site', () => {
+		let page: Page;
+		beforeAll(async () => {
+			page = await serve({ site: SITE });
+		});
+
+		it('is one HTML page that loads nothing from elsewhere and fits a phone', () => {
+			expect(page.status).toBe(200);
+			expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
+			expect(page.headers['content-security-policy']).toContain("default-src 'none'");
+			expect(page.html).toMatch(/^<!DOCTYPE html>/);
+			expect(page.html).toContain('<meta name="viewport" content="width=device-width, initial-scale=1">');
+			expect(page.html).not.toMatch(/<script|<link|<img|@import|url\(|\ssrc=/i);
+			expect(page.html).toMatch(/<svg viewBox="0 0 \d+ \d+" width="100%"/);
+		});
+
+		it("charts the site's average score per run, each point the runs table's row", () => {
+			const points = elements(page.html, 'circle', 'point[^"]*');
+
+			expect(runRows()).toHaveLength(3);
+			expect(points.map((point) => [point['data-run'], Number(point['data-score'])])).toEqual(runRows().map((row) => [row.runId, row.averageScore]));
+			// The third audit scored otherwise: a higher score is higher on the chart (a smaller y).
+			expect(Number(points[2]['data-score'])).not.toBe(Number(points[1]['data-score']));
+			const byScore = [...points].sort((a, b) => Number(a['data-score']) - Number(b['data-score']));
+			expect(byScore.map((point) => Number(point.cy))).toEqual(byScore.map((point) => Number(point.cy)).sort((a, b) => b - a));
+		});
+
+		it('shows pages by grade for each run, newest first', () => {
+			const rows = elements(page.html, 'tr', 'run');
+			expect(rows.map((row) => [row['data-run'], row['data-good'], row['data-decent'], row['data-bad']])).toEqual(
+				[...runRows()].reverse().map((row) => [row.runId, String(row.good), String(row.decent), String(row.bad)]),
+			);
+		});
+
+		it('lists the checks failing on most pages of the latest run with their pages affected, by the titles phpRank gives them', () => {
+			const html = section(page.html, 'Checks failing on most pages');
+			const checks = elements(html, 'tr', 'check');
+
+			expect(checks.map((row) => ({ id: row['data-check'], pages: Number(row['data-pages']) }))).toEqual(topChecks(runIds()[2]));
+			for (const { id } of topChecks(runIds()[2])) expect(html).toContain(`data-check="${id}" data-pages="`);
+			expect(html).toContain(`<td>${checkNameOf(checks[0]['data-check'])}</td>`);
+			expect(html).not.toMatch(/<td>[a-z0-9]+_[a-z_]+<\/td>/);
+		});
+
+		it('lists the issues new and fixed since the run before: each check with the pages it newly fails or passes on', () => {
+			const [, second, third] = runIds();
+			const html = section(page.html, 'New and fixed issues');
+
+			expect(shownPairs(html, 'new')).toEqual(newPairs(second, third));
+			expect(shownPairs(html, 'fixed')).toEqual(newPairs(third, second));
+			expect(shownPairs(html, 'new').some((pair) => pair.endsWith(WORSE_PAGE))).toBe(true);
+			expect(shownPairs(html, 'fixed').some((pair) => pair.endsWith(BETTER_PAGE))).toBe(true);
+		});
+
+		it("lists the 10 worst pages of the latest run with links to their phpRank reports", () => {
+			const html = section(page.html, 'Worst pages');
+			const expected = pageRows(runIds()[2])
+				.filter((row) => !row.error)
+				.sort((a, b) => Number(a.score) - Number(b.score) || String(a.url).localeCompare(String(b.url)))
+				.slice(0, 10);
+
+			expect(elements(html, 'tr', 'page').map((row) => [unescaped(row['data-url']), Number(row['data-page-score'])])).toEqual(expected.map((row) => [row.url, row.score]));
+			for (const row of expected) {
+				expect(String(row.reportUrl)).toBe(`${server.url}/reports/${String(row.reportId)}`);
+				expect(html).toContain(`<a href="${String(row.reportUrl)}">report</a>`);
+			}
+		});
+
+		it('offers a compare of any two runs: a form of two selects sent with GET, the latest and the one before chosen', () => {
+			const [, second, third] = runIds();
+			const form = page.html.split('<form')[1].split('</form>')[0];
+
+			expect(form).toMatch(/^ method="get"/);
+			expect(form).toContain(`<input type="hidden" name="site" value="${SITE}">`);
+			expect(form.split('<select name="from">')[1].split('</select>')[0]).toContain(`<option value="${second}" selected>`);
+			expect(form.split('<select name="to">')[1].split('</select>')[0]).toContain(`<option value="${third}" selected>`);
+			expect((form.match(/<option /g) ?? []).length).toBe(2 * 3);
+		});
+	});
+
+	describe('the compare of two runs', () => {
+		it('the first and the latest: their scores, the issues new and fixed between them, the latest run\'s checks and pages', async () => {
+			const [first, second, third] = runIds();
+			const page = await serve({ site: SITE, from: first, to: third });
+			const summary = elements(page.html, 'p', 'summary')[0];
+
+			expect(page.status).toBe(200);
+			expect([summary['data-from'], summary['data-to']]).toEqual([first, third]);
+			expect(shownPairs(page.html, 'new')).toEqual(newPairs(first, third));
+			expect(shownPairs(page.html, 'fixed')).toEqual(newPairs(third, first));
+			expect(elements(page.html, 'tr', 'check').map((row) => ({ id: row['data-check'], pages: Number(row['data-pages']) }))).toEqual(topChecks(third));
+			// The chart still shows every run; the two compared are marked.
+			expect(elements(page.html, 'circle', 'point[^"]*').map((point) => point.class)).toEqual(['point compared', 'point', 'point compared']);
+			expect(second).not.toBe(first);
+		});
+
+		it('backwards, the latest against the first: what was new is fixed, and the first run\'s checks are listed', async () => {
+			const [first, , third] = runIds();
+			const page = await serve({ site: SITE, from: third, to: first });
+
+			expect(shownPairs(page.html, 'fixed')).toEqual(newPairs(first, third));
+			expect(elements(page.html, 'tr', 'check').map((row) => ({ id: row['data-check'], pages: Number(row['data-pages']) }))).toEqual(topChecks(first));
+		});
+
+		it('a run that is not stored: says so and shows the latest run against the one before', async () => {
+			const [, second, third] = runIds();
+			const page = await serve({ site: SITE, from: '2020-01-01T00:00:00.000Z' });
+			const summary = elements(page.html, 'p', 'summary')[0];
+
+			expect(page.html).toContain('<p class="notice">No run 2020-01-01T00:00:00.000Z of this site is stored');
+			expect([summary['data-from'], summary['data-to']]).toEqual([second, third]);
+		});
+	});
+
+	describe('the list of sites', () => {
+		it('without ?site=: each site with its last run, linked to its page', async () => {
+			const page = await serve();
+			const [latest] = runRows().slice(-1);
+
+			expect(page.status).toBe(200);
+			expect(elements(page.html, 'tr', 'site').map((row) => row['data-site'])).toEqual([SITE]);
+			expect(page.html).toContain(`<a href="?site=${SITE}">${SITE}</a>`);
+			expect(page.html).toContain(`<td class="n">${String(latest.averageScore)}</td><td class="n">${String(latest.pages)}</td><td class="n">3</td>`);
+		});
+
+		it('a site without runs: the list, with status 404 and a notice naming it', async () => {
+			const page = await serve({ site: 'unknown.example' });
+
+			expect(page.status).toBe(404);
+			expect(page.html).toContain('<p class="notice">No audit of <b>unknown.example</b> is stored');
+			expect(elements(page.html, 'tr', 'site')).toHaveLength(1);
+		});
+
+		it('no audit stored yet: says to run the site audit first', async () => {
+			const kept = tables;
+			tables = auditHistoryTables();
+			try {
+				const page = await serve();
+				expect(page.status).toBe(200);
+				expect(page.html).toContain('No audits are stored yet: run the site audit workflow first');
+			} finally {
+				tables = kept;
+			}
+		});
+	});
+
+	describe('values from the tables are escaped', () => {
+		const runId = '2026-11-30T06:00:00.000Z';
+		beforeAll(() => {
+			tables.insert(AUDIT_HISTORY_TABLES.runs.name, [{ runId, runAt: runId, site: HOSTILE_SITE, pages: 1, averageScore: 12, good: 0, decent: 0, bad: 1, notAnalyzed: 0 }]);
+			tables.insert(AUDIT_HISTORY_TABLES.pages.name, [
+				{ runId, runAt: runId, site: HOSTILE_SITE, url: HOSTILE_URL, score: 12, grade: 'bad"><b>', failedHigh: '<i>new_check</i>', reportId: 1, reportUrl: 'javascript:alert(1)' },
+			]);
+		});
+		afterAll(() => {
+			tables = auditHistoryTables();
+		});
+
+		it("a hostile site name, page URL, grade, check id and report link: shown as text, never as markup, the link left out", async () => {
+			const list = await serve();
+			const page = await serve({ site: HOSTILE_SITE });
+			const markup = /<script|<img|<i>|<b>"|javascript:|onerror=alert\(1\)>/;
+
+			expect(list.html).not.toMatch(markup);
+			expect(list.html).toContain(`<a href="?site=${encodeURIComponent(HOSTILE_SITE).replace(/'/g, '&#39;')}">&lt;script&gt;alert(&quot;site&quot;)&lt;/script&gt;&#39;&amp;.example</a>`);
+			expect(page.status).toBe(200);
+			expect(page.html).not.toMatch(markup);
+			expect(page.html).toContain('<h1>&lt;script&gt;alert(&quot;site&quot;)&lt;/script&gt;&#39;&amp;.example</h1>');
+			expect(page.html).toContain('https://x.example/&quot;&gt;&lt;img src=x onerror=alert(1)&gt;');
+			expect(page.html).toContain('<td>&lt;i&gt;new check&lt;/i&gt;</td>');
+			expect(elements(page.html, 'tr', 'page')).toHaveLength(1);
+			expect(page.html).not.toContain('>report</a>');
+		});
+
+		it('a site with one run: its chart point, nothing to compare with yet', async () => {
+			const page = await serve({ site: HOSTILE_SITE });
+
+			expect(elements(page.html, 'circle', 'point[^"]*').map((point) => [point['data-run'], point['data-score']])).toEqual([[runId, '12']]);
+			expect(page.html).toContain('The first run: nothing to compare with yet.');
+		});
+	});
+});
