@@ -26,11 +26,11 @@ const MCP_TRIGGER_TYPE = '@n8n/n8n-nodes-langchain.mcpTrigger';
 
 /** What each tool's arguments must look like to a client: JSON Schema type, and the default when it may be left out. */
 const ARGUMENTS: Record<string, Record<string, { type: string; default?: unknown }>> = {
-	create_seo_report: { url: { type: 'string' } },
-	get_seo_report: { reportId: { type: 'number' } },
-	list_seo_reports: { limit: { type: 'number', default: 20 }, search: { type: 'string', default: '' }, sortBy: { type: 'string', default: 'id' }, sortOrder: { type: 'string', default: 'desc' } },
-	reanalyze_seo_report: { reportId: { type: 'number' } },
-	delete_seo_report: { reportId: { type: 'number' } },
+	create_report: { url: { type: 'string' } },
+	get_report: { reportId: { type: 'number' } },
+	list_reports: { limit: { type: 'number', default: 20 }, search: { type: 'string', default: '' }, sortBy: { type: 'string', default: 'id' }, sortOrder: { type: 'string', default: 'desc' } },
+	reanalyze_report: { reportId: { type: 'number' } },
+	delete_report: { reportId: { type: 'number' } },
 	list_projects: { limit: { type: 'number', default: 50 }, search: { type: 'string', default: '' } },
 };
 
@@ -171,58 +171,58 @@ export async function runMcpChecks(
 			return `${tools.length} tools`;
 		});
 
-		await checks.check('no tool deletes a project (phpRank 1.2 to 1.8 delete an unrelated report with it); delete_seo_report says it cannot be undone', async () => {
+		await checks.check('no tool deletes a project (phpRank 1.2 to 1.8 delete an unrelated report with it); delete_report says it cannot be undone', async () => {
 			const { tools } = (await client.listTools()) as { tools: ListedTool[] };
 			const projectDeletes = mcp.tools.filter((node) => node.parameters.resource === 'project' && node.parameters.operation === 'delete');
 			assertEqual(projectDeletes.map((node) => node.name), [], 'tools of Project > Delete in the example');
 			const deletes = tools.filter((tool) => /^delete/i.test(tool.description ?? ''));
-			assertEqual(deletes.map((tool) => tool.name), ['delete_seo_report'], 'tools whose description starts with Delete');
-			assert(/cannot be undone/.test(deletes[0].description ?? ''), `delete_seo_report's description: "${deletes[0].description}"`);
+			assertEqual(deletes.map((tool) => tool.name), ['delete_report'], 'tools whose description starts with Delete');
+			assert(/cannot be undone/.test(deletes[0].description ?? ''), `delete_report's description: "${deletes[0].description}"`);
 			return `"${deletes[0].description}"`;
 		});
 
 		const page = 'https://mcp-client.example.com/pricing';
 		let createdId: number | undefined;
-		await checks.check('create_seo_report: a report created on the server, answered compactly; called again, the same report', async () => {
+		await checks.check('create_report: a report created on the server, answered compactly; called again, the same report', async () => {
 			const before = phpRank.requests.length;
-			const [created] = answerOf((await client.callTool({ name: 'create_seo_report', arguments: { url: page } })) as ToolAnswer);
+			const [created] = answerOf((await client.callTool({ name: 'create_report', arguments: { url: page } })) as ToolAnswer);
 			const stored = phpRank.reports().filter((report) => report.targetUrl === page);
 			assertEqual(stored.length, 1, `reports of ${page} on the server`);
 			checkCompact(created, stored[0], phpRank);
 			assertEqual(created.outcome, 'created', 'outcome');
 			const creates = phpRank.requests.slice(before).filter((entry) => entry.method === 'POST' && entry.path === '/api/v1/reports');
 			assertEqual(creates.map((entry) => entry.body.url), [page], 'POST /api/v1/reports the server received');
-			const [again] = answerOf((await client.callTool({ name: 'create_seo_report', arguments: { url: page } })) as ToolAnswer);
+			const [again] = answerOf((await client.callTool({ name: 'create_report', arguments: { url: page } })) as ToolAnswer);
 			assertEqual({ id: again.id, outcome: again.outcome }, { id: created.id, outcome: 'existing' }, 'the second call');
 			createdId = stored[0].id;
 			return `report ${createdId}: ${String(created.result)} (${String(created.grade)})`;
 		});
 
-		await checks.check('get_seo_report: the report by its ID, compact', async () => {
+		await checks.check('get_report: the report by its ID, compact', async () => {
 			assert(createdId !== undefined, 'no report was created');
-			const [read] = answerOf((await client.callTool({ name: 'get_seo_report', arguments: { reportId: createdId } })) as ToolAnswer);
+			const [read] = answerOf((await client.callTool({ name: 'get_report', arguments: { reportId: createdId } })) as ToolAnswer);
 			checkCompact(read, phpRank.reports().find((report) => report.id === createdId), phpRank);
 			return `report ${createdId}`;
 		});
 
-		await checks.check('list_seo_reports: the 20 newest by default; the 5 lowest scores with sortBy result, sortOrder asc', async () => {
+		await checks.check('list_reports: the 20 newest by default; the 5 lowest scores with sortBy result, sortOrder asc', async () => {
 			const stored = phpRank.reports();
-			const newest = answerOf((await client.callTool({ name: 'list_seo_reports', arguments: {} })) as ToolAnswer);
+			const newest = answerOf((await client.callTool({ name: 'list_reports', arguments: {} })) as ToolAnswer);
 			const newestIds = [...stored].sort((a, b) => b.id - a.id).slice(0, 20).map((report) => report.id);
 			assertEqual(newest.map((item) => item.id), newestIds, 'IDs listed without arguments');
-			const worst = answerOf((await client.callTool({ name: 'list_seo_reports', arguments: { sortBy: 'result', sortOrder: 'asc', limit: 5 } })) as ToolAnswer);
+			const worst = answerOf((await client.callTool({ name: 'list_reports', arguments: { sortBy: 'result', sortOrder: 'asc', limit: 5 } })) as ToolAnswer);
 			assertEqual(worst.map((item) => item.result), stored.map((report) => report.result).sort((a, b) => a - b).slice(0, 5), 'the 5 lowest scores');
 			for (const item of [...newest, ...worst]) checkCompact(item, stored.find((report) => report.id === item.id), phpRank);
 			return `${newest.length} and ${worst.length} reports`;
 		});
 
-		await checks.check('list_seo_reports with sortBy generated_at: the order of analysis, which phpRank 1.5 leaves to the client, descending and ascending', async () => {
+		await checks.check('list_reports with sortBy generated_at: the order of analysis, which phpRank 1.5 leaves to the client, descending and ascending', async () => {
 			const stored = phpRank.reports();
 			const byAnalysis = [...stored].sort((a, b) => Date.parse(a.generatedAt) - Date.parse(b.generatedAt) || a.id - b.id).map((report) => report.id);
 			assert(byAnalysis.join() !== [...stored].sort((a, b) => a.id - b.id).map((report) => report.id).join(), 'the reports were analyzed in creation order: nothing to tell apart');
-			const latest = answerOf((await client.callTool({ name: 'list_seo_reports', arguments: { sortBy: 'generated_at', limit: 5 } })) as ToolAnswer);
+			const latest = answerOf((await client.callTool({ name: 'list_reports', arguments: { sortBy: 'generated_at', limit: 5 } })) as ToolAnswer);
 			assertEqual(latest.map((item) => item.id), [...byAnalysis].reverse().slice(0, 5), 'the 5 latest analyzed');
-			const earliest = answerOf((await client.callTool({ name: 'list_seo_reports', arguments: { sortBy: 'generated_at', sortOrder: 'asc', limit: 5 } })) as ToolAnswer);
+			const earliest = answerOf((await client.callTool({ name: 'list_reports', arguments: { sortBy: 'generated_at', sortOrder: 'asc', limit: 5 } })) as ToolAnswer);
 			assertEqual(earliest.map((item) => item.id), byAnalysis.slice(0, 5), 'the 5 earliest analyzed');
 			return `IDs ${latest.map((item) => item.id).join(', ')} and ${earliest.map((item) => item.id).join(', ')}`;
 		});
@@ -235,20 +235,20 @@ export async function runMcpChecks(
 			assert(message.test(text), `${name}(${JSON.stringify(args)}) answered "${text}", not ${message}`);
 			return { text: text.split('\n')[0], requests: phpRank.requests.length - before };
 		};
-		await checks.check('create_seo_report with a URL that is not absolute: a tool error naming the field, and no request', async () => {
-			const { text, requests } = await toolError('create_seo_report', { url: 'example.com/pricing' }, /URL must be an absolute http\(s\) address .*; got "example\.com\/pricing"/);
+		await checks.check('create_report with a URL that is not absolute: a tool error naming the field, and no request', async () => {
+			const { text, requests } = await toolError('create_report', { url: 'example.com/pricing' }, /URL must be an absolute http\(s\) address .*; got "example\.com\/pricing"/);
 			assertEqual(requests, 0, 'requests the server received');
 			return `"${text}"`;
 		});
-		await checks.check('get_seo_report with an unknown report ID: a tool error saying it was not found', async () => {
-			return `"${(await toolError('get_seo_report', { reportId: 999999 }, /Report 999999 was not found/)).text}"`;
+		await checks.check('get_report with an unknown report ID: a tool error saying it was not found', async () => {
+			return `"${(await toolError('get_report', { reportId: 999999 }, /Report 999999 was not found/)).text}"`;
 		});
-		await checks.check('list_seo_reports with an unknown sortBy: a tool error naming the field and its values, and no request', async () => {
-			const { text, requests } = await toolError('list_seo_reports', { sortBy: 'score' }, /Sort By must be one of: id \(Date Created\), generated_at .*; got "score"/);
+		await checks.check('list_reports with an unknown sortBy: a tool error naming the field and its values, and no request', async () => {
+			const { text, requests } = await toolError('list_reports', { sortBy: 'score' }, /Sort By must be one of: id \(Date Created\), generated_at .*; got "score"/);
 			assertEqual(requests, 0, 'requests the server received');
 			return `"${text}"`;
 		});
-		await checks.check("create_seo_report with phpRank's rate limit spent: the tool error at once (how long phpRank asks to wait, no report created, when to try again), no POST", async () => {
+		await checks.check("create_report with phpRank's rate limit spent: the tool error at once (how long phpRank asks to wait, no report created, when to try again), no POST", async () => {
 			phpRank.setRateLimit(SPENT_RATE_LIMIT);
 			try {
 				// Spent by another client at n8n's address: phpRank counts requests per client address.
@@ -256,7 +256,7 @@ export async function runMcpChecks(
 				assertEqual(spending.status, 200, 'the request that spends the limit');
 				const startedAt = Date.now();
 				const { text, requests } = await toolError(
-					'create_seo_report',
+					'create_report',
 					{ url: 'https://mcp-client.example.com/rate-limited' },
 					/phpRank's rate limit is spent \(429 Too Many Attempts\): phpRank asks to wait (\d+) seconds, longer than a tool call waits; no report was created or changed\. Try again in \1 seconds\./,
 				);
@@ -271,8 +271,8 @@ export async function runMcpChecks(
 				phpRank.setRateLimit(false);
 			}
 		});
-		await checks.check('get_seo_report with a reportId that is not a number: a tool error, and the client can still list the tools', async () => {
-			const { text } = await toolError('get_seo_report', { reportId: 'the newest one' }, /schema/i);
+		await checks.check('get_report with a reportId that is not a number: a tool error, and the client can still list the tools', async () => {
+			const { text } = await toolError('get_report', { reportId: 'the newest one' }, /schema/i);
 			assertEqual((await client.listTools()).tools.length, names.length, 'tools listed afterwards');
 			return `"${text}"`;
 		});
@@ -280,13 +280,13 @@ export async function runMcpChecks(
 		await client.close();
 	}
 
-	await checks.check('over SSE, the other transport at the same URL: the same tools, and get_seo_report answers', async () => {
+	await checks.check('over SSE, the other transport at the same URL: the same tools, and get_report answers', async () => {
 		const sse = await connect(url, token, 'sse');
 		try {
 			const { tools } = await sse.listTools();
 			assertEqual(tools.map((tool) => tool.name).sort(), names, 'tool names');
 			const stored = phpRank.reports()[0];
-			const [read] = answerOf((await sse.callTool({ name: 'get_seo_report', arguments: { reportId: stored.id } })) as ToolAnswer);
+			const [read] = answerOf((await sse.callTool({ name: 'get_report', arguments: { reportId: stored.id } })) as ToolAnswer);
 			checkCompact(read, stored, phpRank);
 			return `report ${stored.id}`;
 		} finally {

@@ -57,10 +57,10 @@ describe('examples/phprank-mcp-server.json', () => {
 		expect(example.nodes.filter((node) => node.type !== TRIGGER_TYPE && node.parameters.resource === 'project' && node.parameters.operation === 'delete')).toEqual([]);
 	});
 
-	it('create_seo_report: a new URL gets a report, the same URL again returns that report', async () => {
+	it('create_report: a new URL gets a report, the same URL again returns that report', async () => {
 		const url = 'https://agent.example.com/pricing';
-		const created = await callTool('create_seo_report', { url });
-		const again = await callTool('create_seo_report', { url });
+		const created = await callTool('create_report', { url });
+		const again = await callTool('create_report', { url });
 
 		const stored = server().reports().filter((candidate) => candidate.url.includes('agent.example.com/pricing'));
 		expect(stored).toHaveLength(1);
@@ -69,16 +69,16 @@ describe('examples/phprank-mcp-server.json', () => {
 		expectCompactReport((created.response as IDataObject[])[0]);
 	});
 
-	it('get_seo_report: the report by its ID, compact', async () => {
-		const { response } = await callTool('get_seo_report', { reportId: 7 });
+	it('get_report: the report by its ID, compact', async () => {
+		const { response } = await callTool('get_report', { reportId: 7 });
 
 		expect(apiRequests(server()).map((request) => request.rawPath)).toEqual(['/api/v1/reports/7']);
 		expectCompactReport((response as IDataObject[])[0]);
 	});
 
-	it('list_seo_reports: 20 newest without arguments; sorted by score, ascending, for the worst pages', async () => {
-		const newest = await callTool('list_seo_reports', {});
-		const worst = await callTool('list_seo_reports', { sortBy: 'result', sortOrder: 'asc', limit: 5 });
+	it('list_reports: 20 newest without arguments; sorted by score, ascending, for the worst pages', async () => {
+		const newest = await callTool('list_reports', {});
+		const worst = await callTool('list_reports', { sortBy: 'result', sortOrder: 'asc', limit: 5 });
 
 		expect((newest.response as IDataObject[]).map((item) => item.id)).toEqual(newestFirst().slice(0, 20).map((stored) => stored.id));
 		const scores = (worst.response as IDataObject[]).map((item) => item.result);
@@ -93,12 +93,12 @@ describe('examples/phprank-mcp-server.json', () => {
 		expect(apiRequests(server()).at(-1)?.query).toMatchObject({ sort_by: 'result', sort: 'asc' });
 	});
 
-	it('list_seo_reports: sorted by generated_at, the most recently analyzed first, though phpRank 1.5 sorts by id instead', async () => {
+	it('list_reports: sorted by generated_at, the most recently analyzed first, though phpRank 1.5 sorts by id instead', async () => {
 		const byGeneration = [...server().reports()].sort((a, b) => b.generatedAt.localeCompare(a.generatedAt) || b.id - a.id).map((stored) => stored.id);
 		expect(byGeneration).not.toEqual(newestFirst().map((stored) => stored.id));
 
-		const latest = await callTool('list_seo_reports', { sortBy: 'generated_at', limit: 5 });
-		const earliest = await callTool('list_seo_reports', { sortBy: 'generated_at', sortOrder: 'asc', limit: 5 });
+		const latest = await callTool('list_reports', { sortBy: 'generated_at', limit: 5 });
+		const earliest = await callTool('list_reports', { sortBy: 'generated_at', sortOrder: 'asc', limit: 5 });
 
 		expect((latest.response as IDataObject[]).map((item) => item.id)).toEqual(byGeneration.slice(0, 5));
 		expect((earliest.response as IDataObject[]).map((item) => item.id)).toEqual([...byGeneration].reverse().slice(0, 5));
@@ -111,18 +111,18 @@ describe('examples/phprank-mcp-server.json', () => {
 		]);
 	});
 
-	it('list_seo_reports: a search keeps the reports whose URL contains the text', async () => {
-		const { response } = await callTool('list_seo_reports', { search: 'shop.example.org' });
+	it('list_reports: a search keeps the reports whose URL contains the text', async () => {
+		const { response } = await callTool('list_reports', { search: 'shop.example.org' });
 
 		const expected = newestFirst().filter((stored) => stored.url.includes('shop.example.org'));
 		expect(expected.length).toBeGreaterThan(0);
 		expect((response as IDataObject[]).map((item) => item.id)).toEqual(expected.slice(0, 20).map((stored) => stored.id));
 	});
 
-	it('reanalyze_seo_report: the page analyzed again, with what changed', async () => {
+	it('reanalyze_report: the page analyzed again, with what changed', async () => {
 		const before = report(4);
 		server().changePage(before.url, { quality: 0 });
-		const { response } = await callTool('reanalyze_seo_report', { reportId: 4 });
+		const { response } = await callTool('reanalyze_report', { reportId: 4 });
 
 		const [answer] = response as IDataObject[];
 		expectCompactReport(answer);
@@ -130,9 +130,9 @@ describe('examples/phprank-mcp-server.json', () => {
 		expect(report(4).result).toBeLessThan(before.result);
 	});
 
-	it('delete_seo_report deletes the report it names, and tells the model that this cannot be undone', async () => {
+	it('delete_report deletes the report it names, and tells the model that this cannot be undone', async () => {
 		const before = server().reports().length;
-		const deleted = await callTool('delete_seo_report', { reportId: 5 });
+		const deleted = await callTool('delete_report', { reportId: 5 });
 
 		expect(deleted.toolDescription).toMatch(/^Delete one phpRank SEO report by its numeric report ID\. This cannot be undone\./);
 		expect(deleted.response).toEqual([{ deleted: true, id: 5 }]);
@@ -140,11 +140,11 @@ describe('examples/phprank-mcp-server.json', () => {
 		expect(server().reports()).toHaveLength(before - 1);
 	});
 
-	it("create_seo_report with phpRank's rate limit spent: at once, the tool error saying how long phpRank asks to wait and that no report was created", async () => {
+	it("create_report with phpRank's rate limit spent: at once, the tool error saying how long phpRank asks to wait and that no report was created", async () => {
 		server().setRateLimit({ maxAttempts: 1, decaySeconds: 90 });
 		try {
-			const spending = await callTool('get_seo_report', { reportId: 7 });
-			const refused = await callTool('create_seo_report', { url: 'https://agent.example.com/rate-limited' });
+			const spending = await callTool('get_report', { reportId: 7 });
+			const refused = await callTool('create_report', { url: 'https://agent.example.com/rate-limited' });
 
 			expect(spending.error).toBeUndefined();
 			const [, seconds] = /asks to wait (\d+) seconds/.exec(refused.error?.message ?? '') ?? [];
@@ -159,8 +159,8 @@ describe('examples/phprank-mcp-server.json', () => {
 		}
 	});
 
-	it('create_seo_report for a page that answered 404: the reason in words, without the HTML phpRank quotes', async () => {
-		const { error } = await callTool('create_seo_report', { url: GONE_PAGES[0] });
+	it('create_report for a page that answered 404: the reason in words, without the HTML phpRank quotes', async () => {
+		const { error } = await callTool('create_report', { url: GONE_PAGES[0] });
 
 		expect(error?.message).toBe(`phpRank could not fetch the page to analyze it (422): the page answered 404 Not Found (GET ${GONE_PAGES[0].replace(/^https:/, 'http:')})`);
 		expect(`${error?.message} ${error?.description}`).not.toMatch(/[<>]/);
@@ -173,13 +173,13 @@ describe('examples/phprank-mcp-server.json', () => {
 	});
 
 	it.each([
-		['create_seo_report', { url: 'example.com/pricing' }, /^URL must be an absolute http\(s\) address .*; got "example.com\/pricing"/],
-		['list_seo_reports', { sortBy: 'score' }, /^Sort By must be one of: id \(Date Created\), generated_at .*; got "score"/],
-		['get_seo_report', { reportId: 99999 }, /^Report 99999 was not found/],
+		['create_report', { url: 'example.com/pricing' }, /^URL must be an absolute http\(s\) address .*; got "example.com\/pricing"/],
+		['list_reports', { sortBy: 'score' }, /^Sort By must be one of: id \(Date Created\), generated_at .*; got "score"/],
+		['get_report', { reportId: 99999 }, /^Report 99999 was not found/],
 	])('%s with bad arguments (%j) fails with a message naming the cause', async (name, args, message) => {
 		const { error } = await callTool(name, args);
 
 		expect(error?.message).toMatch(message);
-		if (name !== 'get_seo_report') expect(apiRequests(server())).toHaveLength(0);
+		if (name !== 'get_report') expect(apiRequests(server())).toHaveLength(0);
 	});
 });
