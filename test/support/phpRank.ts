@@ -29,6 +29,27 @@ export function useServer(
 	return () => server!;
 }
 
+/** A server of the test's own, started with the options it asks for and closed once the test ends. */
+export function serverPerTest(): (options?: PhpRankServerOptions) => Promise<PhpRankServer> {
+	let servers: PhpRankServer[] = [];
+	afterEach(async () => {
+		await Promise.all(servers.map(async (server) => await server.close()));
+		servers = [];
+	});
+	return async (options = {}) => {
+		const server = await startServer(options);
+		servers.push(server);
+		return server;
+	};
+}
+
+/** Reports held per URL: after a run that loses no row and creates nothing twice, every row's URL has exactly one. */
+export function reportsPerUrl(server: PhpRankServer): Map<string, number> {
+	const counts = new Map<string, number>();
+	for (const report of server.reports()) counts.set(report.url, (counts.get(report.url) ?? 0) + 1);
+	return counts;
+}
+
 export function credentialsFor(server: PhpRankServer, overrides: IDataObject = {}) {
 	return { phpRankApi: { baseUrl: server.url, apiKey: server.apiKey, ...overrides } };
 }

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { IDataObject } from 'n8n-workflow';
-import { apiRequests, byId, runPhpRank, startServer } from '../../../support/phpRank';
+import { apiRequests, byId, reportsPerUrl, runPhpRank, serverPerTest } from '../../../support/phpRank';
 import type { PhpRankServer, RecordedRequest } from '../../../support/phpRank';
 
 // Scaled down from a 12 s database restart: what is proven (no row lost, nothing twice, one probe at a time) is the same.
@@ -40,22 +40,7 @@ function oneAtATime(probes: RecordedRequest[]): boolean {
 	return probes.every((probe, index) => index === 0 || probe.time >= (probes[index - 1].answeredAt ?? Infinity));
 }
 
-function reportsPerUrl(server: PhpRankServer): Map<string, number> {
-	const counts = new Map<string, number>();
-	for (const report of server.reports()) counts.set(report.url, (counts.get(report.url) ?? 0) + 1);
-	return counts;
-}
-
-let servers: PhpRankServer[] = [];
-afterEach(async () => {
-	await Promise.all(servers.map(async (server) => await server.close()));
-	servers = [];
-});
-async function phpRank(options: Parameters<typeof startServer>[0] = {}): Promise<PhpRankServer> {
-	const server = await startServer(options);
-	servers.push(server);
-	return server;
-}
+const phpRank = serverPerTest();
 
 describe.each<[string, { gatewayTimeoutMs?: number }]>([
 	['directly', {}],

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { IDataObject } from 'n8n-workflow';
 import { createPoller, loadOptions } from '../../../../dev/engine';
-import { apiRequests, byId, credentialsFor, runPhpRank, startServer } from '../../../support/phpRank';
+import { apiRequests, byId, credentialsFor, reportsPerUrl, runPhpRank, serverPerTest } from '../../../support/phpRank';
 import type { PhpRankServer } from '../../../support/phpRank';
 
 // Scaled down from a 15 s restart: what is proven (no row lost, nothing twice, one probe at a time) is the same.
@@ -31,23 +31,7 @@ async function restartDuring(server: PhpRankServer, { after, ms }: { after: numb
 	return { stoppedAt, startedAt: Date.now() };
 }
 
-/** Reports held per URL: every row's URL must have exactly one. */
-function reportsPerUrl(server: PhpRankServer): Map<string, number> {
-	const counts = new Map<string, number>();
-	for (const report of server.reports()) counts.set(report.url, (counts.get(report.url) ?? 0) + 1);
-	return counts;
-}
-
-let servers: PhpRankServer[] = [];
-afterEach(async () => {
-	await Promise.all(servers.map(async (server) => await server.close()));
-	servers = [];
-});
-async function phpRank(options: Parameters<typeof startServer>[0] = {}): Promise<PhpRankServer> {
-	const server = await startServer(options);
-	servers.push(server);
-	return server;
-}
+const phpRank = serverPerTest();
 
 describe.each<[string, { gatewayTimeoutMs?: number }]>([
 	['directly', {}],
