@@ -469,7 +469,7 @@ export class PhpRankServer {
 
 	private async respond(exchange: Exchange): Promise<void> {
 		const { record, appPath, rawAppPath } = exchange;
-		// Laravel reads the key's owner (and a web page's session) from the database before anything else.
+		// Laravel reads the key's owner (and a signed-in web page's user) from the database before anything else.
 		if (this.store.down) {
 			exchange.send(serverFailure(exchange.negotiation));
 			return;

@@ -29,12 +29,12 @@ export async function startSmtpInbox(): Promise<SmtpInbox> {
 		authOptional: true,
 		// n8n's SMTP credential may carry a user and password: any is taken.
 		onAuth: (auth, _session, callback) => callback(null, { user: auth.username ?? 'n8n' }),
-		onData: (stream, session, callback) => {
+		onData: (stream, smtp, callback) => {
 			simpleParser(stream).then(
 				(mail) => {
 					received.push({
-						from: session.envelope.mailFrom === false ? '' : session.envelope.mailFrom.address,
-						to: session.envelope.rcptTo.map((recipient) => recipient.address),
+						from: smtp.envelope.mailFrom === false ? '' : smtp.envelope.mailFrom.address,
+						to: smtp.envelope.rcptTo.map((recipient) => recipient.address),
 						subject: mail.subject ?? '',
 						text: mail.text ?? '',
 						html: typeof mail.html === 'string' ? mail.html : '',
