@@ -406,6 +406,7 @@ export class PhpRankClient {
 			maxWaitSeconds,
 			isCancelled: () => this.isCancelled(),
 			waitTooLong: (askedSeconds) => rateLimitError(context, targetOfRequest(), { askedSeconds, maxWaitSeconds }),
+			cancelled: () => canceledWhileWaiting(context),
 		}).catch((error: unknown) => {
 			if (error instanceof HeldBack) return error;
 			if (failure === undefined || error !== failure) throw error;

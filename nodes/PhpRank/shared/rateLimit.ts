@@ -15,7 +15,7 @@ const OPENING_ALONE_MS = 200;
 const QUEUE_ALLOWED = 3;
 
 /** A request may be sent (its number in sending order, for `recordResponse`), or would have to wait beyond its deadline. */
-type WaitOutcome = { requestNumber: number } | { waitBeyondDeadlineSeconds: number };
+type WaitOutcome = { requestNumber: number } | { waitBeyondDeadlineSeconds: number } | { cancelled: true };
 
 /** The answers a proxy in front of phpRank (nginx, Apache, a load balancer) gives in its place, as nginx words them. */
 export const PROXY_STATUSES: Record<number, string> = { 502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Time-out' };
@@ -127,6 +127,9 @@ class RateGate {
 
 	private inFlight = 0;
 
+	/** Requests waiting in waitToSend, for the rate limit or a place. */
+	private waiting = 0;
+
 	private analysesInFlight = 0;
 
 	private requestsSent = 0;
@@ -140,11 +143,20 @@ class RateGate {
 	 */
 	private readonly waiters = { analyses: [] as Array<() => boolean>, others: [] as Array<() => boolean> };
 
-	/** Resolves when a request may be sent. A cancelled execution stops waiting: n8n aborts its requests. */
+	/** Resolves when a request may be sent. A cancelled execution stops waiting, and its request is not sent. */
 	async waitToSend(control: WaitControl, analyzes: boolean): Promise<WaitOutcome> {
+		this.waiting++;
+		try {
+			return await this.waitForTurn(control, analyzes);
+		} finally {
+			this.waiting--;
+		}
+	}
+
+	private async waitForTurn(control: WaitControl, analyzes: boolean): Promise<WaitOutcome> {
 		for (;;) {
 			const now = Date.now();
-			if (control.isCancelled()) break;
+			if (control.isCancelled()) return { cancelled: true };
 			if (control.waitsForRateLimit && now < this.blockedUntil) {
 				if (this.blockedUntil > control.deadline) {
 					return { waitBeyondDeadlineSeconds: Math.ceil((this.blockedUntil - now) / 1000) };
@@ -195,7 +207,17 @@ class RateGate {
 		this.blockedUntil = Math.max(this.blockedUntil, Date.now() + delayMs);
 		this.learnedAt = undefined;
 		this.newestApplied = this.requestsSent;
-		void sleep(this.blockedUntil + OPENING_ALONE_MS - Date.now()).then(() => this.wakeWaiters());
+		void this.wakeWhenWindowOpens(this.blockedUntil + OPENING_ALONE_MS);
+		this.wakeWaiters();
+	}
+
+	/** Wakes the waiting requests as the window reopens; a wake-up for nobody (the executions were cancelled) is dropped. */
+	private async wakeWhenWindowOpens(at: number): Promise<void> {
+		while (Date.now() < at) {
+			await sleep(Math.min(WAIT_SLICE_MS, at - Date.now()));
+			// Checked after a slice: the request that got the 429 is back in waitToSend by then.
+			if (this.waiting === 0) return;
+		}
 		this.wakeWaiters();
 	}
 
@@ -260,6 +282,8 @@ interface LimitOptions {
 	isCancelled: () => boolean;
 	/** The error for a wait beyond maxWaitSeconds, given the seconds phpRank asked for. */
 	waitTooLong: (askedSeconds: number) => Error;
+	/** The error for a wait that the execution's cancelling ended: the request was not sent. */
+	cancelled: () => Error;
 }
 
 /**
@@ -268,12 +292,13 @@ interface LimitOptions {
  */
 export async function sendWithinLimits(
 	sendOnce: () => Promise<IN8nHttpFullResponse>,
-	{ server, analyzes, maxWaitSeconds, isCancelled, waitTooLong }: LimitOptions,
+	{ server, analyzes, maxWaitSeconds, isCancelled, waitTooLong, cancelled }: LimitOptions,
 ): Promise<IN8nHttpFullResponse> {
 	const gate = rateGateFor(server);
 	const control = { deadline: Date.now() + maxWaitSeconds * 1000, isCancelled, waitsForRateLimit: maxWaitSeconds > 0 };
 	for (;;) {
 		const waited = await gate.waitToSend(control, analyzes);
+		if ('cancelled' in waited) throw cancelled();
 		if ('waitBeyondDeadlineSeconds' in waited) throw waitTooLong(waited.waitBeyondDeadlineSeconds);
 		const request = { number: waited.requestNumber, analyzes };
 		const sentAt = Date.now();

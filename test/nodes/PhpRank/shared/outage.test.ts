@@ -149,4 +149,27 @@ describe('cancelling the execution', () => {
 		await server.start();
 		expect(apiRequests(server).filter((request) => request.method === 'POST')).toEqual([]);
 	}, 30_000);
+
+	it('stops every wait for the rate limit, and sends nothing after the stop', async () => {
+		// One request a ten-minute window: the first create gets the 429, every item then waits for the window.
+		const server = await phpRank({ rateLimit: { maxAttempts: 1, decaySeconds: 600 } });
+		await runPhpRank(server, { resource: 'report', operation: 'getAll', limit: 1 });
+		const stop = new AbortController();
+
+		const running = runPhpRank(server, { resource: 'report', operation: 'create', url: '={{ $json.url }}', options: { maxWait: 900 } }, {
+			items: rows(3, 'cancelled-at-limit.example.com'),
+			cancelSignal: stop.signal,
+			timeoutMs: 700_000,
+		});
+		while (!apiRequests(server).some((request) => request.status === 429)) await sleep(5);
+		const sentBeforeStop = apiRequests(server).length;
+		stop.abort();
+		const { run, items } = await running;
+
+		expect(run.status).toBe('canceled');
+		expect(items.filter((item) => item.json.error !== undefined)).toEqual([]);
+		await sleep(100);
+		expect(apiRequests(server)).toHaveLength(sentBeforeStop);
+		expect(server.reports()).toEqual([]);
+	}, 30_000);
 });
