@@ -10,7 +10,7 @@ import type {
 } from 'n8n-workflow';
 import { apiBaseUrl, CREDENTIAL_TYPE } from '../../../credentials/PhpRankApi.credentials';
 import { replacedValueError, replacedValues } from './appliedQuery';
-import { answerError, canceledWhileWaiting, connectionError, connectionFailure, failedWhileDownError, notReachedError, rateLimitError, targetOf, unexpectedAnswer } from './errors';
+import { answerError, canceledWhileSent, canceledWhileWaiting, connectionError, connectionFailure, failedWhileDownError, notReachedError, rateLimitError, targetOf, unexpectedAnswer } from './errors';
 import type { RequestTarget } from './errors';
 import { answeredByProxy, failedByPhpRank, isAnalysis, pauseUntil, PROXY_STATUSES, rateGateFor, sendWithinLimits } from './rateLimit';
 import { isToolUse, TOOL_CALL_MAX_WAIT_SECONDS } from './toolUse';
@@ -339,6 +339,8 @@ export class PhpRankClient {
 					continue;
 				}
 				if (wasProbe) reachability.probeAbandoned();
+				// n8n aborts the requests of an execution it stops: the stop, not the connection, ended this one.
+				if (isCancelled()) throw canceledWhileSent(context, { target: targetOfRequest(), options: request });
 				if (failed !== undefined && kind !== 'dropped') throw ownFailure(failed.response);
 				if (request === options) attempt++;
 				// A write's probe is a read too: a dropped one left the write unsent.

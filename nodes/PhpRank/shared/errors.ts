@@ -486,6 +486,17 @@ export function canceledWhileWaiting(context: ErrorContext): NodeApiError {
 	});
 }
 
+/** The execution was cancelled while its request was under way: n8n aborted it, and a write may have been carried out. */
+export function canceledWhileSent(context: ErrorContext, { target, options }: { target: RequestTarget; options: IHttpRequestOptions }): NodeApiError {
+	const done = mayHaveDone(target, options);
+	return new NodeApiError(nodeForErrors(context.getNode()), {} as JsonObject, {
+		message: `The execution was canceled while phpRank worked on the request; ${safeAgain(options)}`,
+		description: done === undefined ? undefined : `phpRank ${done} before the request was stopped.`,
+		httpCode: 'none',
+		itemIndex: context.getItemIndex(),
+	});
+}
+
 export function unexpectedAnswer(context: ErrorContext, what: string): NodeApiError {
 	return new NodeApiError(nodeForErrors(context.getNode()), {} as JsonObject, {
 		message: `phpRank answered with JSON that has no ${what}`,

@@ -172,4 +172,21 @@ describe('cancelling the execution', () => {
 		expect(apiRequests(server)).toHaveLength(sentBeforeStop);
 		expect(server.reports()).toEqual([]);
 	}, 30_000);
+
+	it('ends as cancelled when it stops a request under way, saying the create may have been carried out', async () => {
+		const server = await phpRank();
+		server.injectFault({ method: 'POST', path: '/api/v1/reports', kind: 'hold' });
+		const stop = new AbortController();
+
+		const running = runPhpRank(server, { resource: 'report', operation: 'create', url: 'https://cancelled-under-way.example.com/' }, { cancelSignal: stop.signal, timeoutMs: 60_000 });
+		await server.untilHeld();
+		stop.abort();
+		const { run, error } = await running;
+		server.releaseHeld();
+
+		expect(run.status).toBe('canceled');
+		expect(error?.message).toBe('The execution was canceled while phpRank worked on the request; running this row again is safe with Return the Existing Report');
+		expect(error?.description).toBe('phpRank may have created the report before the request was stopped.');
+		expect(apiRequests(server).filter((request) => request.method === 'POST')).toHaveLength(1);
+	}, 30_000);
 });
