@@ -3,6 +3,7 @@ import type { ErrorContext } from './errors';
 import { checkNameOf } from './checkNames';
 import { unexpectedAnswer } from './errors';
 import { gradeOf, storedScore } from './grade';
+import { isToolUse } from './toolUse';
 import { parseBoolean } from './validation';
 
 interface ReportShape {
@@ -157,8 +158,7 @@ export function shapeProject(record: IDataObject): IDataObject {
  */
 export function reportShapeOf(context: IExecutePaginationFunctions, site: string): ReportShape {
 	const { includeResults } = context.getNodeParameter('options', {}) as IDataObject;
-	const inToolUse = context.getNode().type.endsWith('Tool');
-	return { site, omitResults: !parseBoolean(context, 'Include Per-Check Results', includeResults ?? !inToolUse) };
+	return { site, omitResults: !parseBoolean(context, 'Include Per-Check Results', includeResults ?? !isToolUse(context)) };
 }
 
 /** A run's output for one report: shaped as reportShapeOf says, with what the operation adds about it. */
