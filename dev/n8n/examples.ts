@@ -97,6 +97,7 @@ export interface Example {
 }
 
 const DATA_TABLE_NODE_TYPE = 'n8n-nodes-base.dataTable';
+const STICKY_NOTE_NODE_TYPE = 'n8n-nodes-base.stickyNote';
 
 /** The names of the Data tables the workflow's Data Table nodes select by name. */
 function dataTablesOf(workflow: WorkflowJson): string[] {
@@ -108,13 +109,29 @@ function dataTablesOf(workflow: WorkflowJson): string[] {
 }
 
 /**
- * The workflow with its Data Table nodes selecting each table by the ID given for its name instead: n8n 1.x's node
- * finds a table by ID only (From List or ID), n8n 2.x by name as well.
+ * The Data Table nodes the workflow's notes tell an n8n 1.x user to pick a table in: the *italic* node names in
+ * each note's sentences that speak of n8n 1.x. n8n 1.x's node finds a table by ID only, so these are all the picks
+ * a user following the notes makes.
+ */
+export function dataTableNodesNamedFor1x(workflow: WorkflowJson): string[] {
+	const dataTableNodes = new Set(workflow.nodes.filter((node) => node.type === DATA_TABLE_NODE_TYPE).map((node) => node.name));
+	const notes = workflow.nodes.filter((node) => node.type === STICKY_NOTE_NODE_TYPE).map((node) => String(node.parameters.content ?? ''));
+	const sentences = notes.flatMap((text) => text.split(/(?<=[.:])\s+(?=[A-Z*])|\n/)).filter((sentence) => /n8n 1\.x/.test(sentence));
+	const unbolded = sentences.map((sentence) => sentence.replace(/\*\*([^*]+)\*\*/g, '$1'));
+	const named = unbolded.flatMap((sentence) => [...sentence.matchAll(/\*([^*]+)\*/g)].map((match) => match[1]));
+	return [...new Set(named.filter((name) => dataTableNodes.has(name)))];
+}
+
+/**
+ * The workflow as an n8n 1.x user leaves it after following its notes: the Data Table nodes the notes name
+ * (`dataTableNodesNamedFor1x`) select their table by the ID given for its name, as picking it from the list does;
+ * any other keeps its By Name choice, which n8n 1.x cannot resolve.
  */
 export function withDataTableIds<T extends WorkflowJson>(workflow: T, ids: Record<string, string>): T {
+	const picked = new Set(dataTableNodesNamedFor1x(workflow));
 	const nodes = workflow.nodes.map((node) => {
 		const locator = node.parameters.dataTableId as { mode?: string; value?: unknown } | undefined;
-		if (node.type !== DATA_TABLE_NODE_TYPE || locator?.mode !== 'name' || typeof locator.value !== 'string' || !ids[locator.value]) return node;
+		if (!picked.has(node.name) || locator?.mode !== 'name' || typeof locator.value !== 'string' || !ids[locator.value]) return node;
 		return { ...node, parameters: { ...node.parameters, dataTableId: { __rl: true, mode: 'id', value: ids[locator.value] } } };
 	});
 	return { ...workflow, nodes };
@@ -132,7 +149,7 @@ const HTTP_REQUEST_NODE_TYPE = 'n8n-nodes-base.httpRequest';
 
 /** Whether every web address in the workflow's node parameters is the bundled server's: its HTTP Requests fetch from it alone. */
 function addressesOnlyTheServer(workflow: WorkflowJson): boolean {
-	const parameters = JSON.stringify(workflow.nodes.filter((node) => node.type !== 'n8n-nodes-base.stickyNote').map((node) => node.parameters));
+	const parameters = JSON.stringify(workflow.nodes.filter((node) => node.type !== STICKY_NOTE_NODE_TYPE).map((node) => node.parameters));
 	return (parameters.match(/https?:\/\/[^\s"'`]+/g) ?? []).every((address) => address.startsWith(`${EXAMPLE_SERVER_ORIGIN}/`));
 }
 

@@ -30,12 +30,14 @@ import path from 'node:path';
 import type { INodeProperties, INodePropertyCollection, INodePropertyOptions } from 'n8n-workflow';
 
 import { PhpRankApi } from '../../credentials/PhpRankApi.credentials';
+import { dataTableNodesNamedFor1x, type WorkflowJson } from '../../dev/n8n/examples';
 import { PhpRank } from '../../nodes/PhpRank/PhpRank.node';
 import { PhpRankTrigger } from '../../nodes/PhpRank/PhpRankTrigger.node';
 
 const REPOSITORY_ROOT = path.resolve(__dirname, '..', '..');
 const EXAMPLES_DIR = path.join(REPOSITORY_ROOT, 'examples');
 const STICKY_NOTE = 'n8n-nodes-base.stickyNote';
+const DATA_TABLE = 'n8n-nodes-base.dataTable';
 
 /**
  * Labels of n8n itself that notes name, with the options they offer; they are in n8n's editor, not in any node
@@ -168,6 +170,14 @@ describe.each(examples)('examples/%s', (file) => {
 			expect(staleMentions(content, workflow)).toEqual([]);
 		},
 	);
+
+	// n8n 1.x's Data table node finds a table by ID only: a node the notes do not name fails there.
+	const dataTableNodes = workflow.nodes.filter((node) => node.type === DATA_TABLE).map((node) => node.name);
+	if (dataTableNodes.length > 0) {
+		it('tells an n8n 1.x user to pick the table in each of its Data table nodes', () => {
+			expect(dataTableNodesNamedFor1x(workflow as unknown as WorkflowJson).sort()).toEqual(dataTableNodes.sort());
+		});
+	}
 });
 
 describe('the sticky note check', () => {
