@@ -181,12 +181,13 @@ describe('examples/site-audit-offline.json', () => {
 		});
 	});
 
-	it("compares the site's average with the run four runs before, from the runs table, whatever other sites it holds", async () => {
+	it("compares the site's average with the run four runs before, from the runs table, whatever other sites it holds and in whatever order n8n answers the rows", async () => {
 		server.reset();
 		const history = auditHistoryTables();
 		const earlier = [72.5, 70, 65.3, 68.2].map((averageScore, week) => ({ runId: `2026-10-0${week + 1}T06:00:00.000Z`, site: 'brewshop.example', averageScore }));
+		// n8n 1.x's Get ignores a sort and answers in row ID order: rows written out of time order, the workflow orders them.
 		history.insert(AUDIT_HISTORY_TABLES.runs.name, [
-			...earlier.map((row) => ({ ...row, runAt: new Date(row.runId), pages: 14, good: 5, decent: 4, bad: 5, notAnalyzed: 1 })),
+			...[earlier[3], earlier[0], earlier[2], earlier[1]].map((row) => ({ ...row, runAt: new Date(row.runId), pages: 14, good: 5, decent: 4, bad: 5, notAnalyzed: 1 })),
 			// Another site's later run: not this site's last.
 			{ runId: '2026-10-05T06:00:00.000Z', runAt: new Date('2026-10-05T06:00:00.000Z'), site: 'other.example', pages: 1, averageScore: 99, good: 1, decent: 0, bad: 0, notAnalyzed: 0 },
 		]);
