@@ -300,8 +300,8 @@ export const AUDIT_HISTORY_TABLES = {
 } as const satisfies Record<string, { name: string; columns: Array<{ name: string; type: DataTableColumnType }> }>;
 
 /** Data tables in memory with the audit history's two tables made, empty, as a user makes them in n8n. */
-export function auditHistoryTables(): InMemoryDataTables {
-	const tables = new InMemoryDataTables();
+export function auditHistoryTables(maxSizeBytes?: number): InMemoryDataTables {
+	const tables = new InMemoryDataTables(maxSizeBytes);
 	for (const { name, columns } of Object.values(AUDIT_HISTORY_TABLES)) tables.create(name, [...columns]);
 	return tables;
 }

@@ -41,6 +41,32 @@ const SYSTEM_COLUMN_TYPES: Record<string, DataTableColumnType> = { id: 'number',
 /** What n8n's server answers when a write does not fit the table; the node passes the message on. */
 class DataTableValidationError extends UserError {}
 
+/** n8n 2.x's default for `N8N_DATA_TABLES_MAX_SIZE_BYTES` (n8n 1.x: 50 MiB), the limit for all Data tables together. */
+export const DEFAULT_DATA_TABLES_MAX_SIZE_BYTES = 200 * 1024 * 1024;
+
+/** SQLite's page, the unit n8n's size measure counts in (`SUM(pgsize) FROM dbstat` per table). */
+const PAGE_BYTES = 4096;
+/** A leaf page's header; an interior page holds about this many child pointers. */
+const LEAF_PAGE_HEADER = 8;
+const CHILDREN_PER_INTERIOR_PAGE = 400;
+/** A date as n8n's SQLite stores it: `YYYY-MM-DD HH:MM:SS.SSS`. */
+const DATE_BYTES = 23;
+
+/** n8n's size figures in its error message: whole MiB, rounded. */
+const toMb = (bytes: number) => Math.round(bytes / (1024 * 1024));
+
+/** The bytes SQLite gives a row in its table's B-tree: the cell (pointer, rowid, length) and the record, `id` being the rowid. */
+function rowBytes(row: DataTableRowReturn): number {
+	const values = Object.entries(row).filter(([name]) => name !== 'id');
+	const payload = values.reduce((sum, [, value]) => {
+		if (value === null || value === undefined || typeof value === 'boolean') return sum;
+		if (value instanceof Date) return sum + DATE_BYTES;
+		if (typeof value === 'number') return sum + (Number.isInteger(value) && Math.abs(value) < 2 ** 47 ? Math.max(1, Math.ceil(Math.log2(Math.abs(value) + 1) / 8) + 1) : 8);
+		return sum + Buffer.byteLength(String(value));
+	}, 0);
+	return 2 + 6 + 1 + values.length + payload;
+}
+
 function compare(stored: StoredValue, wanted: StoredValue): number {
 	const a = stored instanceof Date ? stored.getTime() : stored;
 	const b = wanted instanceof Date ? wanted.getTime() : wanted;
@@ -99,6 +125,13 @@ function matches(row: DataTableRowReturn, { columnName, condition, value }: Cond
 export class InMemoryDataTables {
 	private readonly tables = new Map<string, StoredTable>();
 
+	/**
+	 * `N8N_DATA_TABLES_MAX_SIZE_BYTES`: as n8n's service does before each insert, update or upsert (not a delete),
+	 * a write is refused once the tables together measure this much or more, whatever the write adds. Set it again
+	 * to play n8n started with another limit.
+	 */
+	constructor(public maxSizeBytes = DEFAULT_DATA_TABLES_MAX_SIZE_BYTES) {}
+
 	private nextTableId = 1;
 
 	private changes = 0;
@@ -149,6 +182,25 @@ export class InMemoryDataTables {
 	/** Rows written straight into a table, as an import or an earlier workflow would have; checked like any insert. */
 	insert(tableName: string, rows: DataTableRow[]): DataTableRowReturn[] {
 		return this.insertRows(this.table(this.byName(tableName)?.id ?? tableName), rows);
+	}
+
+	/**
+	 * The bytes all tables take as n8n measures them in SQLite, its default database: whole pages per table (one
+	 * at least), its rows packed into leaf pages under interior ones. Deleted rows give their room back.
+	 */
+	sizeBytes(): number {
+		return [...this.tables.values()].reduce((sum, table) => {
+			const leaves = Math.max(1, Math.ceil(table.rows.reduce((bytes, row) => bytes + rowBytes(row), 0) / (PAGE_BYTES - LEAF_PAGE_HEADER)));
+			const interior = leaves > 1 ? Math.ceil(leaves / CHILDREN_PER_INTERIOR_PAGE) : 0;
+			return sum + (leaves + interior) * PAGE_BYTES;
+		}, 0);
+	}
+
+	private checkSize(): void {
+		const used = this.sizeBytes();
+		if (used >= this.maxSizeBytes) {
+			throw new DataTableValidationError(`Data table size limit exceeded: ${toMb(used)}MB used, limit is ${toMb(this.maxSizeBytes)}MB`);
+		}
 	}
 
 	/** n8n's service marks a table updated on every write to its rows. */
@@ -213,6 +265,7 @@ export class InMemoryDataTables {
 			},
 			updateRows: async ({ filter, data, dryRun }) => {
 				if (dryRun) return await unsupported('Dry Run')();
+				this.checkSize();
 				const changes = this.checked(table, [data])[0];
 				const found = this.select(table, this.required(filter));
 				const updatedAt = new Date();
@@ -269,6 +322,7 @@ export class InMemoryDataTables {
 	}
 
 	private insertRows(table: StoredTable, rows: DataTableRow[]): DataTableRowReturn[] {
+		this.checkSize();
 		const checked = this.checked(table, rows);
 		const now = new Date();
 		const inserted = checked.map((row) => {

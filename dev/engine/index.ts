@@ -11,4 +11,4 @@ export { credentialReferences, type CredentialsData } from './credentials';
 export { HarnessNodeTypes, toToolDescription } from './nodeTypes';
 export { logsToText, type LogLine } from './logs';
 export { createPoller, type Poller, type PollerOptions } from './poll';
-export { InMemoryDataTables, HARNESS_PROJECT_ID } from './dataTables';
+export { InMemoryDataTables, HARNESS_PROJECT_ID, DEFAULT_DATA_TABLES_MAX_SIZE_BYTES } from './dataTables';

@@ -21,7 +21,7 @@ import {
 } from '../../dev/server/site';
 import { AUDIT_HISTORY_TABLES, auditHistoryTables, EXAMPLES_DIR, loadExampleWorkflow, pageHistoryRows, runHistoryRow, siteAuditSummary } from '../../dev/examples';
 import { CHECK_NAMES } from '../../dev/server/analysis';
-import { runWorkflow } from '../../dev/engine';
+import { DEFAULT_DATA_TABLES_MAX_SIZE_BYTES, runWorkflow } from '../../dev/engine';
 import type { InMemoryDataTables, RunResult, WorkflowFixture } from '../../dev/engine';
 import { EXAMPLE_SERVER_ORIGIN, loadExamples } from '../../dev/n8n/examples';
 import { apiRequests } from '../support/phpRank';
@@ -198,6 +198,64 @@ describe('examples/site-audit-offline.json', () => {
 			siteAuditSummary(server, [], { pages: audited(result), errors: errorsOf(result), previousAverages: earlier.map((row) => row.averageScore).reverse() }),
 		);
 		expect(String(summaries(result)[0].text).split('\n')[1]).toMatch(/^Average score \d+\.\d: [+\u2212\u00b1]\d+\.\d since the last run \(68\.2\), [+\u2212\u00b1]\d+\.\d since four runs ago \(72\.5\)$/);
+	});
+
+	describe("a history write n8n refuses (its Data tables' size limit): the run's rows whole or absent, the summary says so", () => {
+		const NOT_SAVED = '\n*History not saved*\nn8n refused to write this run into its Data tables';
+		let history: InMemoryDataTables;
+		let saved: RunResult;
+		let runRowRefused: RunResult;
+		let pagesRefused: RunResult;
+		let afterRoom: RunResult;
+		const runIdOf = (result: RunResult) => String(result.output('Run started')[0].json.runAt);
+		const runIdsIn = (table: string) => [...new Set(history.rows(table).map((row) => String(row.runId)))];
+		beforeAll(async () => {
+			server.reset();
+			history = auditHistoryTables();
+			saved = await run(undefined, { dataTables: history });
+			// Just under the limit: the page rows go in (n8n checks before a write, not what it adds), the run row is refused.
+			history.maxSizeBytes = history.sizeBytes() + 1;
+			runRowRefused = await run(undefined, { dataTables: history });
+			// At the limit: the page rows are refused already.
+			history.maxSizeBytes = history.sizeBytes();
+			pagesRefused = await run(undefined, { dataTables: history });
+			// Room made (here: the limit raised, as pruning would by deleting runs).
+			history.maxSizeBytes = DEFAULT_DATA_TABLES_MAX_SIZE_BYTES;
+			afterRoom = await run(undefined, { dataTables: history });
+		});
+
+		it('a run row refused after its page rows went in: those page rows are deleted again, and the summary says the history was not saved, naming the limit and the pruning example', () => {
+			expect(runRowRefused.error).toBeUndefined();
+			expect(runRowRefused.output('Save page results').map((item) => item.json)).toEqual([{ success: true, insertedRows: SITE_PAGES.length }]);
+			expect(runRowRefused.output('Delete pages of this run')).toHaveLength(SITE_PAGES.length);
+			const text = String(summaries(runRowRefused)[0].text);
+			expect(text).toContain(NOT_SAVED);
+			expect(text).toContain('N8N_DATA_TABLES_MAX_SIZE_BYTES');
+			expect(text).toContain('audit-history-pruning.json');
+			// The rest of the summary as on any run: the trend against the run saved before.
+			expect(text.split(NOT_SAVED)[0]).toBe(siteAuditSummary(server, server.reports(), { pages: audited(runRowRefused), errors: errorsOf(runRowRefused), previousAverages: [Number(history.rows(AUDIT_HISTORY_TABLES.runs.name)[0].averageScore)] }));
+		});
+
+		it('page rows refused: nothing of the run is written, and the summary says so', () => {
+			expect(pagesRefused.error).toBeUndefined();
+			expect(pagesRefused.executedNodes).not.toContain('Save run summary');
+			expect(String(summaries(pagesRefused)[0].text)).toContain(NOT_SAVED);
+		});
+
+		it('the tables hold only whole runs: every run row with its pages, no page row without its run', () => {
+			const saves = [saved, afterRoom].map(runIdOf);
+			expect(runIdsIn(AUDIT_HISTORY_TABLES.runs.name)).toEqual(saves);
+			expect(runIdsIn(AUDIT_HISTORY_TABLES.pages.name)).toEqual(saves);
+			expect(history.rows(AUDIT_HISTORY_TABLES.pages.name)).toHaveLength(2 * SITE_PAGES.length);
+		});
+
+		it('once there is room, the next run is saved, its trend against the last run saved', () => {
+			const [first, last] = history.rows(AUDIT_HISTORY_TABLES.runs.name);
+			const text = String(summaries(afterRoom)[0].text);
+			expect(afterRoom.error).toBeUndefined();
+			expect(text).not.toContain('History not saved');
+			expect(text.split('\n')[1]).toBe(`Average score ${Number(last.averageScore).toFixed(1)}: \u00b10.0 since the last run (${Number(first.averageScore).toFixed(1)}); no run four runs ago yet`);
+		});
 	});
 
 	describe('ties at the fifth place: every page fails the same checks and has the same score', () => {
@@ -421,11 +479,13 @@ describe('examples/site-audit-offline.json', () => {
 			const withoutRun = ({ id: _id, createdAt: _created, updatedAt: _updated, runId: _runId, runAt: _runAt, ...row }: Record<string, unknown>) => row;
 			const rowsOf = (runId: unknown) => pageRows().filter((row) => row.runId === runId);
 
-			it('one row per page and run, each run named by the time it started; written after the summary is made', () => {
+			it('one row per page and run, each run named by the time it started; the pages written first, the run row once they are in, the summary after both', () => {
 				expect(runs().map((result) => result.error)).toEqual([undefined, undefined, undefined]);
 				const order = weekly.executedNodes;
-				expect(order.indexOf('Build summary')).toBeLessThan(order.indexOf('Save page results'));
-				expect(order.indexOf('Build summary')).toBeLessThan(order.indexOf('Save run summary'));
+				expect(order.indexOf('Save page results')).toBeLessThan(order.indexOf('Save run summary'));
+				expect(order.indexOf('Save run summary')).toBeLessThan(order.indexOf('Build summary'));
+				expect(order).not.toContain('Delete pages of this run');
+				expect(String(summaries(weekly)[0].text)).not.toContain('History not saved');
 				expect(pageRows()).toHaveLength(3 * SITE_PAGES.length);
 				expect(runIds()).toHaveLength(3);
 				expect(runIds()).toEqual([...runIds()].sort());

@@ -173,4 +173,72 @@ describe("dev/engine's Data tables, through n8n's Data Table node", () => {
 
 		expect(urls(rows)).toEqual(['one']);
 	});
+	describe('the size limit, N8N_DATA_TABLES_MAX_SIZE_BYTES', () => {
+		const insert = async (items: IDataObject[], continueOnFail = false) =>
+			await runNode({
+				type: 'n8n-nodes-base.dataTable',
+				typeVersion: 1,
+				parameters: { resource: 'row', dataTableId: byName, operation: 'insert', columns: { mappingMode: 'autoMapInputData', value: {} }, options: { optimizeBulk: true } },
+				items,
+				dataTables: tables,
+				continueOnFail,
+			});
+		const rowsOf = (count: number, from = 0) => Array.from({ length: count }, (_, index) => ({ url: `https://a.example/${'page-'.repeat(8)}${from + index}`, score: 50 }));
+
+		it('measures whole 4 KiB pages per table, as SQLite counts them for n8n, and gives the room of deleted rows back', async () => {
+			const empty = tables.sizeBytes();
+			expect(empty).toBe(4096);
+			tables.insert(TABLE, rowsOf(1_000));
+			// About 100 bytes a row: 25 pages and an interior one.
+			expect(tables.sizeBytes()).toBeGreaterThan(20 * 4096);
+			expect(tables.sizeBytes()).toBeLessThan(40 * 4096);
+			const { error } = await dataTable({ operation: 'deleteRows', matchType: 'allConditions', ...conditions(['score', 'eq', 50]) });
+			expect(error).toBeUndefined();
+			expect(tables.sizeBytes()).toBe(empty);
+		});
+
+		it('refuses an insert once the tables measure the limit or more, checked before the write as n8n does: the write that crosses it goes through whole', async () => {
+			tables = new InMemoryDataTables(8 * 4096);
+			tables.create(TABLE, [
+				{ name: 'url', type: 'string' },
+				{ name: 'score', type: 'number' },
+			]);
+			const crossing = await insert(rowsOf(500));
+			expect(crossing.error).toBeUndefined();
+			expect(tables.sizeBytes()).toBeGreaterThan(8 * 4096);
+
+			const refused = await insert(rowsOf(1, 500));
+			expect(refused.error?.message).toBe('Data table size limit exceeded: 0MB used, limit is 0MB');
+			expect(tables.rows(TABLE)).toHaveLength(500);
+		});
+
+		it('a delete is never refused, and once it makes room the next insert goes through', async () => {
+			tables = new InMemoryDataTables(8 * 4096);
+			tables.create(TABLE, [
+				{ name: 'url', type: 'string' },
+				{ name: 'score', type: 'number' },
+			]);
+			await insert(rowsOf(500));
+			expect((await insert(rowsOf(1, 500))).error).toBeDefined();
+
+			await dataTable({ operation: 'deleteRows', matchType: 'allConditions', ...conditions(['score', 'eq', 50]) });
+			const again = await insert(rowsOf(1, 500));
+			expect(again.error).toBeUndefined();
+			expect(tables.rows(TABLE)).toHaveLength(1);
+		});
+
+		it("a bulk insert refused under On Error → Continue passes its input items on, without the error and without n8n's count: n8n 2.x's node", async () => {
+			tables = new InMemoryDataTables(4096);
+			tables.create(TABLE, [{ name: 'url', type: 'string' }]);
+			const refused = await insert([{ url: 'x' }, { url: 'y' }], true);
+
+			expect(refused.error).toBeUndefined();
+			// n8n 2.41's Data table node hands on each input item whole, as the new item's JSON.
+			expect(refused.items.map((item) => [item.json.json, item.error, item.json.insertedRows])).toEqual([
+				[{ url: 'x' }, undefined, undefined],
+				[{ url: 'y' }, undefined, undefined],
+			]);
+			expect(tables.rows(TABLE)).toEqual([]);
+		});
+	});
 });
