@@ -88,7 +88,10 @@ describe('examples/site-audit-offline.json', () => {
 		expect(slack.nodes.find((node) => node.type === 'n8n-nodes-base.scheduleTrigger')?.parameters).toEqual({
 			rule: { interval: [{ field: 'weeks', triggerAtDay: [1], triggerAtHour: 6 }] },
 		});
-		expect(slack.nodes.find((node) => node.type === 'n8n-nodes-base.slack')?.parameters.text).toBe('={{ $json.text }}');
+		// Slack's message formatting: &, < and > escaped, so that a URL with `&` or a site name with `<>` shows as written.
+		expect(slack.nodes.find((node) => node.type === 'n8n-nodes-base.slack')?.parameters.text).toBe(
+			"={{ $json.text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;') }}",
+		);
 		// The end-to-end suite runs it with n8n execute: it fetches from the bundled server alone.
 		expect(JSON.stringify(offline)).toContain(`${EXAMPLE_SERVER_ORIGIN}/__site/sitemap.xml`);
 		expect(loadExamples().find((example) => example.file === WORKFLOW_FILE)?.offline).toBe(true);
