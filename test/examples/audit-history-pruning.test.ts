@@ -108,20 +108,35 @@ describe('examples/audit-history-pruning.json', () => {
 
 		const deleted = await pruneUntilDone(tables);
 
+		expect(deleted).toHaveLength(1);
 		expect(sortedKeys(storedRuns())).toEqual(sortedKeys(kept));
 		expect(storedPages()).toHaveLength(kept.length * PAGES_PER_RUN);
 		expect([...new Set(sortedKeys(storedPages() as unknown as Run[]))]).toEqual(sortedKeys(kept));
 		expect(deleted.flat().sort()).toEqual(sortedKeys(runs.filter((run) => !kept.includes(run))));
 	});
 
-	it('deletes at most 10 runs an execution, oldest first, and each run\'s pages with it', async () => {
-		const first = await prune(tables);
-		const deleted = first.output('Delete the run').map((item) => item.json as unknown as Run);
+	it('catches up in one execution, whatever the backlog: every run due, oldest first, its pages before it; its output the counts per site', async () => {
 		const toDelete = runs.filter((run) => !keptAt(NOW, runs).includes(run)).sort((a, b) => a.runId.localeCompare(b.runId));
+		// A backlog that took five weekly executions at 10 runs each.
+		expect(toDelete.length).toBeGreaterThan(40);
 
-		expect(deleted.map(key)).toEqual(toDelete.slice(0, 10).map(key));
-		expect(first.output('Delete its pages')).toHaveLength(10 * PAGES_PER_RUN);
-		expect(storedPages()).toHaveLength((runs.length - 10) * PAGES_PER_RUN);
+		const result = await prune(tables);
+
+		expect(result.error).toBeUndefined();
+		expect(result.output('Delete the run').map((item) => key(item.json as unknown as Run))).toEqual(toDelete.map(key));
+		expect(result.executedNodes.indexOf('Delete its pages')).toBeLessThan(result.executedNodes.indexOf('Delete the run'));
+		expect(storedPages()).toHaveLength((runs.length - toDelete.length) * PAGES_PER_RUN);
+		const perSite = (site: string) => toDelete.filter((run) => run.site === site).length;
+		expect(result.output('Pages deleted').map((item) => item.json)).toEqual([
+			{ site: 'brewshop.example', count_id: perSite('brewshop.example') * PAGES_PER_RUN },
+			{ site: 'teashop.example', count_id: perSite('teashop.example') * PAGES_PER_RUN },
+		]);
+		expect(result.output('Runs deleted').map((item) => item.json)).toEqual([
+			{ site: 'brewshop.example', count_id: perSite('brewshop.example') },
+			{ site: 'teashop.example', count_id: perSite('teashop.example') },
+		]);
+		// What the workflow ends with: the counts, not the deleted rows.
+		expect(result.run.data.resultData.lastNodeExecuted).toBe('Runs deleted');
 	});
 
 	it('once pruned, deletes nothing more that week; a week later, the runs that turned 12 weeks old unless first of their month', async () => {
