@@ -117,13 +117,14 @@ export class N8n {
 
 	/**
 	 * `n8n start`, resolved once the editor and API answer. n8n 1.x reports itself ready as soon as its database
-	 * is, before it has set up its REST API: the settings the editor loads first tell when it is.
+	 * is, before it has set up its REST API: the settings the editor loads first tell when it is. `env` adds to its
+	 * environment (e.g. `N8N_DATA_TABLES_MAX_SIZE_BYTES`).
 	 */
-	async start(port: number): Promise<RunningN8n> {
+	async start(port: number, env: NodeJS.ProcessEnv = {}): Promise<RunningN8n> {
 		const url = `http://127.0.0.1:${port}`;
 		const started = await startServer('n8n start', [this.install.nodeBin, this.install.n8nBin, 'start'], {
 			...this.command('start'),
-			env: await this.env({ N8N_PORT: String(port) }),
+			env: await this.env({ ...env, N8N_PORT: String(port) }),
 			ready: async () => await answer([`${url}/healthz/readiness`, `${url}/rest/settings`]),
 			timeoutMs: 180_000,
 		});

@@ -17,7 +17,7 @@ import { DEMO_CREDENTIAL, demoCredential, PACKAGE_NODE_PREFIX, pointedAt, type E
 import { parseCliExecution, runManually, waitForExecution } from '../../dev/n8n/executions';
 import { writingInto } from '../../dev/examples';
 import { dashboardExample, importDashboardCredential, runDashboardChecks } from '../lib/dashboard';
-import { runDataTableExamples } from '../lib/dataTables';
+import { runDataTableExamples, runHistoryChecks } from '../lib/dataTables';
 import { MONTHLY_REPORT_FILE, runMonthlyReportCheck } from '../lib/monthlyReport';
 import { EXPECTATIONS, GENERIC_EXPECTATION, snapshot } from '../lib/expectations';
 import { importMcpCredential, mcpExample, runMcpChecks } from '../lib/mcp';
@@ -292,6 +292,22 @@ export async function proveSingleInstance(leg: LegContext & { screenshotsDir: st
 			},
 			examples: examples.map(({ file, id }) => ({ file, id })),
 		});
+
+		// Last: it leaves n8n started again with a lowered Data table size limit.
+		if (withDataTables.length) {
+			await runHistoryChecks(checks, {
+				rest,
+				n8nVersion: install.n8nVersion,
+				phpRank,
+				examples: examples.map((example) => ({ ...example, workflow: pointedAt(example.workflow, phpRank) })),
+				restartWith: async (env) => {
+					await n8n?.stop();
+					n8n = await n8nSetup.start(port, env);
+				},
+			}).catch((error: unknown) => {
+				if (!(error instanceof StepFailed)) throw error;
+			});
+		}
 	} finally {
 		await n8n?.stop();
 		await server?.close().catch(() => undefined);
