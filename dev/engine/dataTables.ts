@@ -27,6 +27,8 @@ interface StoredTable extends DataTable {
 	nextRowId: number;
 	/** Orders tables by their last change where two `updatedAt` fall in the same millisecond. */
 	changed: number;
+	/** What its rows take in SQLite's records (`rowBytes`), kept as they are written and deleted. */
+	rowBytes: number;
 }
 
 /** n8n's field types for its column types, with which it checks every value written. */
@@ -163,6 +165,7 @@ export class InMemoryDataTables {
 			rows: [],
 			nextRowId: 1,
 			changed: ++this.changes,
+			rowBytes: 0,
 		};
 		this.tables.set(id, table);
 		return this.described(table);
@@ -190,7 +193,7 @@ export class InMemoryDataTables {
 	 */
 	sizeBytes(): number {
 		return [...this.tables.values()].reduce((sum, table) => {
-			const leaves = Math.max(1, Math.ceil(table.rows.reduce((bytes, row) => bytes + rowBytes(row), 0) / (PAGE_BYTES - LEAF_PAGE_HEADER)));
+			const leaves = Math.max(1, Math.ceil(table.rowBytes / (PAGE_BYTES - LEAF_PAGE_HEADER)));
 			const interior = leaves > 1 ? Math.ceil(leaves / CHILDREN_PER_INTERIOR_PAGE) : 0;
 			return sum + (leaves + interior) * PAGE_BYTES;
 		}, 0);
@@ -209,7 +212,7 @@ export class InMemoryDataTables {
 		table.changed = ++this.changes;
 	}
 
-	private described({ rows: _rows, nextRowId: _next, changed: _changed, ...table }: StoredTable): DataTable {
+	private described({ rows: _rows, nextRowId: _next, changed: _changed, rowBytes: _bytes, ...table }: StoredTable): DataTable {
 		return { ...table, columns: table.columns.map((column) => ({ ...column })) };
 	}
 
@@ -269,20 +272,27 @@ export class InMemoryDataTables {
 				const changes = this.checked(table, [data])[0];
 				const found = this.select(table, this.required(filter));
 				const updatedAt = new Date();
-				for (const row of found) Object.assign(row, changes, { updatedAt });
+				for (const row of found) {
+					table.rowBytes -= rowBytes(row);
+					Object.assign(row, changes, { updatedAt });
+					table.rowBytes += rowBytes(row);
+				}
 				this.touch(table);
 				return found.map((row) => ({ ...row }));
 			},
 			deleteRows: async ({ filter, dryRun }) => {
 				if (dryRun) return await unsupported('Dry Run')();
 				const found = this.select(table, this.required(filter));
-				table.rows = table.rows.filter((row) => !found.includes(row));
+				const deleted = new Set(found);
+				table.rows = table.rows.filter((row) => !deleted.has(row));
+				for (const row of found) table.rowBytes -= rowBytes(row);
 				this.touch(table);
 				return found.map((row) => ({ ...row }));
 			},
 			clearRows: async () => {
 				const deletedCount = table.rows.length;
 				table.rows = [];
+				table.rowBytes = 0;
 				this.touch(table);
 				return { deletedCount };
 			},
@@ -330,6 +340,7 @@ export class InMemoryDataTables {
 			return { ...complete, id: table.nextRowId++, createdAt: now, updatedAt: now } as DataTableRowReturn;
 		});
 		table.rows.push(...inserted);
+		for (const row of inserted) table.rowBytes += rowBytes(row);
 		this.touch(table);
 		return inserted.map((row) => ({ ...row }));
 	}
