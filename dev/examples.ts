@@ -372,6 +372,13 @@ export function emailsAsItems(workflow: WorkflowFixture): WorkflowFixture {
 	return { ...workflow, nodes };
 }
 
+/** The check titles an example carries (its object literal that starts with `{ "title": "Title"`), by check ID. */
+export function checkTitlesOf(workflow: { nodes: Array<{ parameters: unknown }> }): Record<string, string> {
+	const found = /\{ "title": "Title"[^}]*\}/.exec(JSON.stringify(workflow.nodes.map((node) => node.parameters)).replace(/\\"/g, '"'));
+	if (!found) throw new Error('the workflow carries no check titles');
+	return JSON.parse(found[0]) as Record<string, string>;
+}
+
 type HistoryRow = Record<string, unknown>;
 
 /**
