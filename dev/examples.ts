@@ -384,6 +384,25 @@ export function emailsAsItems(workflow: WorkflowFixture, { refused = [] }: { ref
 	return { ...workflow, nodes };
 }
 
+const SLACK = 'n8n-nodes-base.slack';
+
+/**
+ * The workflow with each Slack node made a Set node that outputs the channel and the message text it would post,
+ * its Text expression as it is: what an example says in Slack, read in n8n's engine without Slack.
+ */
+export function slackMessagesAsItems(workflow: WorkflowFixture): WorkflowFixture {
+	const nodes = workflow.nodes.map((node) => {
+		if (node.type !== SLACK) return node;
+		const { channelId, text } = node.parameters as { channelId: { value: string }; text: string };
+		const assignments = [
+			{ id: 'channel', name: 'channel', value: channelId.value, type: 'string' },
+			{ id: 'text', name: 'text', value: text, type: 'string' },
+		];
+		return { ...node, type: 'n8n-nodes-base.set', typeVersion: 3.4, parameters: { mode: 'manual', assignments: { assignments }, options: {} }, credentials: undefined };
+	});
+	return { ...workflow, nodes };
+}
+
 /** The check titles an example carries (its object literal that starts with `{ "title": "Title"`), by check ID. */
 export function checkTitlesOf(workflow: { nodes: Array<{ parameters: unknown }> }): Record<string, string> {
 	const found = /\{ "title": "Title"[^}]*\}/.exec(JSON.stringify(workflow.nodes.map((node) => node.parameters)).replace(/\\"/g, '"'));
