@@ -1,10 +1,13 @@
 /**
  * The site health dashboard as its user meets it: the example published with its Basic Auth credential, after the
  * site audit has written three runs into n8n's Data tables, and its page opened in headless Chromium at a desktop's
- * and a phone's width. The chart's points are compared with the rows n8n's REST API reads from the runs table.
+ * and a phone's width. The chart's points are compared with the rows n8n's REST API reads from the runs table. The
+ * page's Content-Security-Policy is checked as Chromium enforces it, after n8n has put its own header on the response.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -115,6 +118,20 @@ export async function runDashboardChecks(checks: Checks, context: DashboardConte
 		}
 	});
 
+	const authorization = `Basic ${Buffer.from(`${dashboard.credential.data.user}:${dashboard.credential.data.password}`).toString('base64')}`;
+	await checks.check("the site page's response headers as n8n sends them: its own sandbox Content-Security-Policy in place of any the workflow sets", async () => {
+		const answer = await fetch(`${url}?site=${SITE}`, { headers: { authorization } });
+		assertEqual(answer.status, 200, 'status');
+		const header = (name: string) => answer.headers.get(name);
+		const policy = header('content-security-policy') ?? '';
+		assert(/^sandbox\b/.test(policy), `Content-Security-Policy "${policy}" is not n8n's sandbox`);
+		assert(!policy.includes('default-src'), `Content-Security-Policy "${policy}" holds a fetch directive: n8n let a workflow's header through`);
+		assertEqual(header('x-frame-options'), 'DENY', 'X-Frame-Options');
+		const html = await answer.text();
+		assert(/<head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="default-src 'none';/.test(html), "the page's head does not start with its policy");
+		return ['content-type', 'content-security-policy', 'x-frame-options', 'x-content-type-options', 'cache-control'].map((name) => `${name}: ${header(name) ?? '(none)'}`).join('; ');
+	});
+
 	mkdirSync(context.screenshotsDir, { recursive: true });
 	let browser: Browser | undefined;
 	try {
@@ -158,8 +175,64 @@ export async function runDashboardChecks(checks: Checks, context: DashboardConte
 				await context_.close();
 			}
 		}
+		const context_ = await browser.newContext({ httpCredentials: { username: dashboard.credential.data.user, password: dashboard.credential.data.password } });
+		try {
+			const page = await context_.newPage();
+			await checks.check("dashboard in Chromium: the page's policy in force, its inline style applied, an image or script from elsewhere and an injected inline script blocked, never requested", async () => {
+				await page.goto(`${url}?site=${SITE}`);
+				return await checkPolicyInForce(page);
+			});
+		} finally {
+			await context_.close();
+		}
 	} finally {
 		await browser?.close();
+	}
+}
+
+/**
+ * The policy Chromium enforces on the page open in `page`: the page's inline style applies; an image and a script
+ * from a server that counts its requests, and an inline script, added to the page, are refused
+ * (`securitypolicyviolation` events) and that server is never asked.
+ */
+async function checkPolicyInForce(page: Page): Promise<string> {
+	let requests = 0;
+	const probe = createServer((_request, response) => {
+		requests++;
+		response.end();
+	});
+	await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', () => resolve()));
+	try {
+		const origin = `http://127.0.0.1:${(probe.address() as AddressInfo).port}`;
+		const seen = await page.evaluate(async (from) => {
+			const violations: string[] = [];
+			const all = new Promise<void>((resolve) => {
+				document.addEventListener('securitypolicyviolation', (event) => {
+					violations.push(`${event.effectiveDirective} ${event.blockedURI}`);
+					if (violations.length === 3) resolve();
+				});
+				// What was not refused by then is not going to be: the assertions below name it.
+				setTimeout(resolve, 10_000);
+			});
+			const image = document.createElement('img');
+			image.src = `${from}/pixel.png`;
+			document.body.append(image);
+			const external = document.createElement('script');
+			external.src = `${from}/script.js`;
+			document.body.append(external);
+			const inline = document.createElement('script');
+			inline.textContent = 'document.body.dataset.ran = "yes"';
+			document.body.append(inline);
+			await all;
+			return { violations: violations.sort(), ran: document.body.dataset.ran ?? 'no', background: getComputedStyle(document.body).backgroundColor };
+		}, origin);
+		assertEqual(seen.background, 'rgb(246, 248, 250)', "the body's background, from the page's inline style");
+		assertEqual(seen.ran, 'no', 'whether the injected inline script ran');
+		assertEqual(seen.violations, [`img-src ${origin}/pixel.png`, 'script-src-elem inline', `script-src-elem ${origin}/script.js`].sort(), 'securitypolicyviolation events');
+		assertEqual(requests, 0, `requests ${origin} received`);
+		return seen.violations.join('; ');
+	} finally {
+		await new Promise<void>((resolve) => probe.close(() => resolve()));
 	}
 }
 

@@ -144,11 +144,16 @@ describe('examples/site-health-dashboard.json', () => {
 			page = await serve({ site: SITE });
 		});
 
-		it('is one HTML page that loads nothing from elsewhere and fits a phone', () => {
+		it('is one HTML page that loads nothing from elsewhere (its policy in its head, first) and fits a phone', () => {
 			expect(page.status).toBe(200);
 			expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
-			expect(page.headers['content-security-policy']).toContain("default-src 'none'");
+			// n8n replaces a webhook's Content-Security-Policy header with its own: the page carries its policy.
+			expect(page.headers['content-security-policy']).toBeUndefined();
+			expect(page.headers['x-frame-options']).toBe('DENY');
 			expect(page.html).toMatch(/^<!DOCTYPE html>/);
+			expect(page.html.split('<head>')[1]).toMatch(
+				/^<meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'">/,
+			);
 			expect(page.html).toContain('<meta name="viewport" content="width=device-width, initial-scale=1">');
 			expect(page.html).not.toMatch(/<script|<link|<img|@import|url\(|\ssrc=/i);
 			expect(page.html).toMatch(/<svg viewBox="0 0 \d+ \d+" width="100%"/);
