@@ -1,7 +1,9 @@
 /**
  * The site health dashboard as its user meets it: the example published with its Basic Auth credential, after the
  * site audit has written three runs into n8n's Data tables, and its page opened in headless Chromium at a desktop's
- * and a phone's width. The chart's points are compared with the rows n8n's REST API reads from the runs table. The
+ * and a phone's width. The chart's points are compared with the rows n8n's REST API reads from the runs table. A
+ * site whose name and page URL need escaping is written into the tables too, its runs out of order (n8n 1.x's Data
+ * table node returns rows as written, whatever the sort): its page must show them as text, its runs in order. The
  * page's Content-Security-Policy is checked as Chromium enforces it, after n8n has put its own header on the response.
  */
 import { randomBytes } from 'node:crypto';
@@ -20,6 +22,7 @@ import { activateWorkflow, runManually, waitForExecution } from '../../dev/n8n/e
 import type { N8n, N8nRest } from '../../dev/n8n/n8n';
 import { majorOf } from '../../dev/n8n/n8nVersions';
 import { assert, assertEqual, type Checks } from './checks';
+import { insertRows } from './monthlyReport';
 
 const DASHBOARD_EXAMPLE = 'site-health-dashboard.json';
 const SITE_AUDIT_EXAMPLE = 'site-audit-offline.json';
@@ -29,6 +32,15 @@ const SITE = 'brewshop.example';
 const WORSE_PAGE = 'https://www.brewshop.example/pricing';
 const BETTER_PAGE = 'https://www.brewshop.example/blog/cold-brew';
 const WEEK_SECONDS = 7 * 86_400;
+/** A site name and page URL that need escaping: the URL one phpRank 1.5 stores (`&`, `'`, `%3C…%3E`; it refuses `"<>`). */
+const HOSTILE_SITE = `"'&<i>shop</i><script>document.title='x'</script>.example`;
+const HOSTILE_URL = "https://shop.example/search?q=%3Cscript%3Ealert(1)%3C/script%3E&who=it's";
+/** Its runs, written in this order: neither the first nor the last written is the latest. */
+const HOSTILE_RUNS = [
+	{ runId: '2026-03-09T06:00:00.000Z', averageScore: 48 },
+	{ runId: '2026-03-16T06:00:00.000Z', averageScore: 61 },
+	{ runId: '2026-03-02T06:00:00.000Z', averageScore: 35 },
+];
 const VIEWPORTS = [
 	{ name: 'desktop', width: 1440, height: 900 },
 	{ name: 'phone', width: 390, height: 844 },
@@ -96,6 +108,15 @@ export async function runDashboardChecks(checks: Checks, context: DashboardConte
 		.filter((row) => row.site === SITE)
 		.map((row) => ({ run: String(row.runId), score: Number(row.averageScore) }))
 		.sort((a, b) => a.run.localeCompare(b.run));
+
+	await checks.step(`${HOSTILE_SITE}: three runs written into the Data tables out of order, its page's URL with &, ' and %3C…%3E`, async () => {
+		const rows = HOSTILE_RUNS.map(({ runId, averageScore }) => ({
+			run: { runId, runAt: runId, site: HOSTILE_SITE, pages: 1, averageScore, good: 0, decent: 0, bad: 1, notAnalyzed: 0 },
+			page: { runId, runAt: runId, site: HOSTILE_SITE, url: HOSTILE_URL, score: averageScore, grade: 'bad', failedHigh: 'title', failedMedium: '', failedLow: '', reportId: 7, reportUrl: `${phpRank.url}/reports/7?a=1&b=2`, error: '' },
+		}));
+		await insertRows(rest, projectId, ids[AUDIT_HISTORY_TABLES.runs.name], rows.map((row) => row.run));
+		await insertRows(rest, projectId, ids[AUDIT_HISTORY_TABLES.pages.name], rows.map((row) => row.page));
+	});
 
 	await checks.step(`examples/${DASHBOARD_EXAMPLE} published with its Basic Auth credential: GET ${url}`, async () => {
 		if (majorOf(n8nVersion) < 2) {
@@ -181,6 +202,37 @@ export async function runDashboardChecks(checks: Checks, context: DashboardConte
 			await checks.check("dashboard in Chromium: the page's policy in force, its inline style applied, an image or script from elsewhere and an injected inline script blocked, never requested", async () => {
 				await page.goto(`${url}?site=${SITE}`);
 				return await checkPolicyInForce(page);
+			});
+			await checks.check(`dashboard in Chromium: ${HOSTILE_SITE} shown as text in the list and on its page, its URL as stored, no element injected`, async () => {
+				await page.goto(url);
+				const listed = await page.evaluate((site) => ({
+					names: Array.from(document.querySelectorAll('tr.site a')).map((link) => link.textContent),
+					injected: document.querySelectorAll('i, script, img').length,
+					title: document.title,
+				}), HOSTILE_SITE);
+				assert(listed.names.includes(HOSTILE_SITE), `the list shows ${JSON.stringify(listed.names)}`);
+				assertEqual(listed.injected, 0, 'elements injected into the list of sites');
+				assertEqual(listed.title, 'Site health', 'the page title (a script would change it)');
+				await page.locator('tr.site').filter({ hasText: '<i>shop</i>' }).locator('a').click();
+				await page.waitForURL(/\?site=/);
+				const shown = await page.evaluate(() => ({
+					heading: document.querySelector('h1')?.textContent,
+					urls: Array.from(document.querySelectorAll('tr.page td.url')).map((cell) => cell.firstChild?.textContent?.trim()),
+					injected: document.querySelectorAll('i, script, img').length,
+				}));
+				assertEqual(shown.heading, HOSTILE_SITE, 'the heading');
+				assertEqual(shown.urls, [HOSTILE_URL], 'the worst page, as stored');
+				assertEqual(shown.injected, 0, 'elements injected into the site page');
+				return `${page.url().replace(url, '…')}: "${shown.heading}"`;
+			});
+			await checks.check(`dashboard in Chromium: ${HOSTILE_SITE}'s runs in time order on the chart and in the list, the compare the latest against the one before`, async () => {
+				const chronological = [...HOSTILE_RUNS].sort((a, b) => a.runId.localeCompare(b.runId));
+				const shown = await readPage(page);
+				assertEqual(shown.points, chronological.map(({ runId, averageScore }) => ({ run: runId, score: averageScore })), 'the chart\'s points, left to right');
+				assertEqual(shown.compared, [chronological[1].runId, chronological[2].runId], 'runs compared by default');
+				const listed = await page.evaluate(() => Array.from(document.querySelectorAll('tr.run')).map((row) => row.getAttribute('data-run')));
+				assertEqual(listed, chronological.map(({ runId }) => runId).reverse(), 'pages by grade, per run (newest first)');
+				return chronological.map(({ averageScore }) => averageScore).join(', ');
 			});
 		} finally {
 			await context_.close();

@@ -130,7 +130,12 @@ export async function runMonthlyReportCheck(checks: Checks, { rest, n8nVersion, 
 			const [outcome] = itemsOf(execution, 'What was sent');
 			assertEqual(execution.data.resultData.lastNodeExecuted, 'What was sent', 'the last node run');
 			assertEqual(outcome?.sent, [{ site: SITE, to: CLIENT }, { site: HOSTILE_SITE, to: HOSTILE_CLIENT }], "the run's output: sent");
-			assertEqual(outcome?.skipped, [{ site: NO_CLIENT_SITE, reason: 'no client address in Report settings' }], "the run's output: skipped");
+			const monthEnd = new Date(Date.UTC(monthStart.getUTCFullYear(), monthStart.getUTCMonth() + 1, 1)).toISOString();
+			const withoutClient = [...new Set(tables.runs.filter((run) => String(run.runId) >= monthStart.toISOString() && String(run.runId) < monthEnd).map((run) => String(run.site)))]
+				.filter((site) => !(site in clients))
+				.sort();
+			assert(withoutClient.includes(NO_CLIENT_SITE), `${NO_CLIENT_SITE} is not among the sites audited that month`);
+			assertEqual(outcome?.skipped, withoutClient.map((site) => ({ site, reason: 'no client address in Report settings' })), "the run's output: skipped (each site audited that month without a client)");
 			const failed = outcome?.failed as Array<{ site: string; to: string; error: string }> | undefined;
 			assertEqual(failed?.map(({ site, to }) => ({ site, to })), [{ site: REFUSED_SITE, to: REFUSED }], "the run's output: failed");
 			const refusal = failed?.[0]?.error ?? '';
