@@ -358,18 +358,56 @@ const EMAIL_SEND = 'n8n-nodes-base.emailSend';
 
 /**
  * The workflow with each Send Email node made a Set node that outputs what it would send (`from`, `to`, `subject`,
- * `text`, `html`), its parameters' expressions as they are: the messages an example writes, read in n8n's engine
- * without a mail server. The end-to-end suite sends them through a real SMTP server.
+ * `text`, `html`) and the mail server's answer (`smtp`: 250), its parameters' expressions as they are: the messages
+ * an example writes, read in n8n's engine without a mail server. The end-to-end suite sends them through a real SMTP
+ * server. An item fails as it does in Send Email, on its own, the node's On Error setting deciding what follows:
+ * without a recipient ("No recipients defined", nodemailer's words), or to an address in `refused` (the server's
+ * 550). n8n's expressions swallow what they throw, so the failure is a value `smtp` cannot take: the Set node's error
+ * names the answer.
  */
-export function emailsAsItems(workflow: WorkflowFixture): WorkflowFixture {
+export function emailsAsItems(workflow: WorkflowFixture, { refused = [] }: { refused?: string[] } = {}): WorkflowFixture {
 	const nodes = workflow.nodes.map((node) => {
 		if (node.type !== EMAIL_SEND) return node;
 		const { fromEmail, toEmail, subject, text, html } = node.parameters as Record<string, string>;
+		const recipient = /^=\{\{([\s\S]*)\}\}$/.exec(toEmail.trim());
+		if (!recipient) throw new Error(`${node.name}: To Email is not one expression, so emailsAsItems cannot answer for it`);
+		const smtp =
+			`={{ ((to) => !String(to ?? '').trim() ? 'No recipients defined' : ${JSON.stringify(refused)}.includes(to) ` +
+			`? "Can't send mail - all recipients were rejected: 550 5.1.1 <" + to + ">: Recipient address rejected" : 250)(${recipient[1]}) }}`;
 		const fields = { from: fromEmail, to: toEmail, subject, text, html };
-		const assignments = Object.entries(fields).map(([name, value]) => ({ id: name, name, value, type: 'string' }));
+		const assignments = [
+			...Object.entries(fields).map(([name, value]) => ({ id: name, name, value, type: 'string' })),
+			{ id: 'smtp', name: 'smtp', value: smtp, type: 'number' },
+		];
 		return { ...node, type: 'n8n-nodes-base.set', typeVersion: 3.4, parameters: { mode: 'manual', assignments: { assignments }, options: {} }, credentials: undefined };
 	});
 	return { ...workflow, nodes };
+}
+
+const SLACK = 'n8n-nodes-base.slack';
+
+/**
+ * The workflow with each Slack node made a Set node that outputs the channel and the message text it would post,
+ * its Text expression as it is: what an example says in Slack, read in n8n's engine without Slack.
+ */
+export function slackMessagesAsItems(workflow: WorkflowFixture): WorkflowFixture {
+	const nodes = workflow.nodes.map((node) => {
+		if (node.type !== SLACK) return node;
+		const { channelId, text } = node.parameters as { channelId: { value: string }; text: string };
+		const assignments = [
+			{ id: 'channel', name: 'channel', value: channelId.value, type: 'string' },
+			{ id: 'text', name: 'text', value: text, type: 'string' },
+		];
+		return { ...node, type: 'n8n-nodes-base.set', typeVersion: 3.4, parameters: { mode: 'manual', assignments: { assignments }, options: {} }, credentials: undefined };
+	});
+	return { ...workflow, nodes };
+}
+
+/** The check titles an example carries (its object literal that starts with `{ "title": "Title"`), by check ID. */
+export function checkTitlesOf(workflow: { nodes: Array<{ parameters: unknown }> }): Record<string, string> {
+	const found = /\{ "title": "Title"[^}]*\}/.exec(JSON.stringify(workflow.nodes.map((node) => node.parameters)).replace(/\\"/g, '"'));
+	if (!found) throw new Error('the workflow carries no check titles');
+	return JSON.parse(found[0]) as Record<string, string>;
 }
 
 type HistoryRow = Record<string, unknown>;
@@ -377,11 +415,11 @@ type HistoryRow = Record<string, unknown>;
 /**
  * The plain-text part of the monthly client report (examples/monthly-client-report.json) for `site`, from the Data
  * tables' rows: the site's last run in the month starting at `monthStart` (UTC) against its last run of the month
- * before, their pages' failed checks by title.
+ * before, their pages' failed checks by `titles` (the example's own, see checkTitlesOf).
  */
 export function monthlyReportText(
 	tables: { runs: HistoryRow[]; pages: HistoryRow[] },
-	{ site, monthStart, dashboardUrl }: { site: string; monthStart: string; dashboardUrl: string },
+	{ site, monthStart, dashboardUrl, titles }: { site: string; monthStart: string; dashboardUrl: string; titles: Record<string, string> },
 ): string {
 	const start = new Date(monthStart);
 	const before = new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() - 1, 1)).toISOString();
@@ -401,7 +439,7 @@ export function monthlyReportText(
 		);
 	const byPages = (issues: Array<{ id: string; importance: (typeof IMPORTANCES)[number] }>) =>
 		[...new Set(issues.map((issue) => issue.id))]
-			.map((id) => ({ title: checkTitle(id), importance: issues.find((issue) => issue.id === id)!.importance, pages: issues.filter((issue) => issue.id === id).length }))
+			.map((id) => ({ title: titles[id] ?? id, importance: issues.find((issue) => issue.id === id)!.importance, pages: issues.filter((issue) => issue.id === id).length }))
 			.sort((a, b) => b.pages - a.pages || IMPORTANCES.indexOf(a.importance) - IMPORTANCES.indexOf(b.importance) || a.title.localeCompare(b.title))
 			.map((issue) => `- ${issue.title} (${issue.importance}): ${issue.pages} ${issue.pages === 1 ? 'page' : 'pages'}`);
 	const now = pagesOf(current);

@@ -1,10 +1,15 @@
 /**
  * The site health dashboard as its user meets it: the example published with its Basic Auth credential, after the
  * site audit has written three runs into n8n's Data tables, and its page opened in headless Chromium at a desktop's
- * and a phone's width. The chart's points are compared with the rows n8n's REST API reads from the runs table.
+ * and a phone's width. The chart's points are compared with the rows n8n's REST API reads from the runs table. A
+ * site whose name and page URL need escaping is written into the tables too, its runs out of order (n8n 1.x's Data
+ * table node returns rows as written, whatever the sort): its page must show them as text, its runs in order. The
+ * page's Content-Security-Policy is checked as Chromium enforces it, after n8n has put its own header on the response.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -17,6 +22,7 @@ import { activateWorkflow, runManually, waitForExecution } from '../../dev/n8n/e
 import type { N8n, N8nRest } from '../../dev/n8n/n8n';
 import { majorOf } from '../../dev/n8n/n8nVersions';
 import { assert, assertEqual, type Checks } from './checks';
+import { insertRows } from './monthlyReport';
 
 const DASHBOARD_EXAMPLE = 'site-health-dashboard.json';
 const SITE_AUDIT_EXAMPLE = 'site-audit-offline.json';
@@ -26,6 +32,15 @@ const SITE = 'brewshop.example';
 const WORSE_PAGE = 'https://www.brewshop.example/pricing';
 const BETTER_PAGE = 'https://www.brewshop.example/blog/cold-brew';
 const WEEK_SECONDS = 7 * 86_400;
+/** A site name and page URL that need escaping: the URL one phpRank 1.5 stores (`&`, `'`, `%3C…%3E`; it refuses `"<>`). */
+const HOSTILE_SITE = `"'&<i>shop</i><script>document.title='x'</script>.example`;
+const HOSTILE_URL = "https://shop.example/search?q=%3Cscript%3Ealert(1)%3C/script%3E&who=it's";
+/** Its runs, written in this order: neither the first nor the last written is the latest. */
+const HOSTILE_RUNS = [
+	{ runId: '2026-03-09T06:00:00.000Z', averageScore: 48 },
+	{ runId: '2026-03-16T06:00:00.000Z', averageScore: 61 },
+	{ runId: '2026-03-02T06:00:00.000Z', averageScore: 35 },
+];
 const VIEWPORTS = [
 	{ name: 'desktop', width: 1440, height: 900 },
 	{ name: 'phone', width: 390, height: 844 },
@@ -94,6 +109,15 @@ export async function runDashboardChecks(checks: Checks, context: DashboardConte
 		.map((row) => ({ run: String(row.runId), score: Number(row.averageScore) }))
 		.sort((a, b) => a.run.localeCompare(b.run));
 
+	await checks.step(`${HOSTILE_SITE}: three runs written into the Data tables out of order, its page's URL with &, ' and %3C…%3E`, async () => {
+		const rows = HOSTILE_RUNS.map(({ runId, averageScore }) => ({
+			run: { runId, runAt: runId, site: HOSTILE_SITE, pages: 1, averageScore, good: 0, decent: 0, bad: 1, notAnalyzed: 0 },
+			page: { runId, runAt: runId, site: HOSTILE_SITE, url: HOSTILE_URL, score: averageScore, grade: 'bad', failedHigh: 'title', failedMedium: '', failedLow: '', reportId: 7, reportUrl: `${phpRank.url}/reports/7?a=1&b=2`, error: '' },
+		}));
+		await insertRows(rest, projectId, ids[AUDIT_HISTORY_TABLES.runs.name], rows.map((row) => row.run));
+		await insertRows(rest, projectId, ids[AUDIT_HISTORY_TABLES.pages.name], rows.map((row) => row.page));
+	});
+
 	await checks.step(`examples/${DASHBOARD_EXAMPLE} published with its Basic Auth credential: GET ${url}`, async () => {
 		if (majorOf(n8nVersion) < 2) {
 			// n8n 1.x's Data table node finds a table by ID only: the user picks each from the list and saves.
@@ -113,6 +137,20 @@ export async function runDashboardChecks(checks: Checks, context: DashboardConte
 			assertEqual(answer.headers.get('www-authenticate'), 'Basic realm="Webhook"', 'WWW-Authenticate, which makes a browser ask for the login');
 			assert(!(await answer.text()).includes('<svg'), 'the refusal shows the chart');
 		}
+	});
+
+	const authorization = `Basic ${Buffer.from(`${dashboard.credential.data.user}:${dashboard.credential.data.password}`).toString('base64')}`;
+	await checks.check("the site page's response headers as n8n sends them: its own sandbox Content-Security-Policy in place of any the workflow sets", async () => {
+		const answer = await fetch(`${url}?site=${SITE}`, { headers: { authorization } });
+		assertEqual(answer.status, 200, 'status');
+		const header = (name: string) => answer.headers.get(name);
+		const policy = header('content-security-policy') ?? '';
+		assert(/^sandbox\b/.test(policy), `Content-Security-Policy "${policy}" is not n8n's sandbox`);
+		assert(!policy.includes('default-src'), `Content-Security-Policy "${policy}" holds a fetch directive: n8n let a workflow's header through`);
+		assertEqual(header('x-frame-options'), 'DENY', 'X-Frame-Options');
+		const html = await answer.text();
+		assert(/<head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="default-src 'none';/.test(html), "the page's head does not start with its policy");
+		return ['content-type', 'content-security-policy', 'x-frame-options', 'x-content-type-options', 'cache-control'].map((name) => `${name}: ${header(name) ?? '(none)'}`).join('; ');
 	});
 
 	mkdirSync(context.screenshotsDir, { recursive: true });
@@ -158,8 +196,95 @@ export async function runDashboardChecks(checks: Checks, context: DashboardConte
 				await context_.close();
 			}
 		}
+		const context_ = await browser.newContext({ httpCredentials: { username: dashboard.credential.data.user, password: dashboard.credential.data.password } });
+		try {
+			const page = await context_.newPage();
+			await checks.check("dashboard in Chromium: the page's policy in force, its inline style applied, an image or script from elsewhere and an injected inline script blocked, never requested", async () => {
+				await page.goto(`${url}?site=${SITE}`);
+				return await checkPolicyInForce(page);
+			});
+			await checks.check(`dashboard in Chromium: ${HOSTILE_SITE} shown as text in the list and on its page, its URL as stored, no element injected`, async () => {
+				await page.goto(url);
+				const listed = await page.evaluate((site) => ({
+					names: Array.from(document.querySelectorAll('tr.site a')).map((link) => link.textContent),
+					injected: document.querySelectorAll('i, script, img').length,
+					title: document.title,
+				}), HOSTILE_SITE);
+				assert(listed.names.includes(HOSTILE_SITE), `the list shows ${JSON.stringify(listed.names)}`);
+				assertEqual(listed.injected, 0, 'elements injected into the list of sites');
+				assertEqual(listed.title, 'Site health', 'the page title (a script would change it)');
+				await page.locator('tr.site').filter({ hasText: '<i>shop</i>' }).locator('a').click();
+				await page.waitForURL(/\?site=/);
+				const shown = await page.evaluate(() => ({
+					heading: document.querySelector('h1')?.textContent,
+					urls: Array.from(document.querySelectorAll('tr.page td.url')).map((cell) => cell.firstChild?.textContent?.trim()),
+					injected: document.querySelectorAll('i, script, img').length,
+				}));
+				assertEqual(shown.heading, HOSTILE_SITE, 'the heading');
+				assertEqual(shown.urls, [HOSTILE_URL], 'the worst page, as stored');
+				assertEqual(shown.injected, 0, 'elements injected into the site page');
+				return `${page.url().replace(url, '…')}: "${shown.heading}"`;
+			});
+			await checks.check(`dashboard in Chromium: ${HOSTILE_SITE}'s runs in time order on the chart and in the list, the compare the latest against the one before`, async () => {
+				const chronological = [...HOSTILE_RUNS].sort((a, b) => a.runId.localeCompare(b.runId));
+				const shown = await readPage(page);
+				assertEqual(shown.points, chronological.map(({ runId, averageScore }) => ({ run: runId, score: averageScore })), 'the chart\'s points, left to right');
+				assertEqual(shown.compared, [chronological[1].runId, chronological[2].runId], 'runs compared by default');
+				const listed = await page.evaluate(() => Array.from(document.querySelectorAll('tr.run')).map((row) => row.getAttribute('data-run')));
+				assertEqual(listed, chronological.map(({ runId }) => runId).reverse(), 'pages by grade, per run (newest first)');
+				return chronological.map(({ averageScore }) => averageScore).join(', ');
+			});
+		} finally {
+			await context_.close();
+		}
 	} finally {
 		await browser?.close();
+	}
+}
+
+/**
+ * The policy Chromium enforces on the page open in `page`: the page's inline style applies; an image and a script
+ * from a server that counts its requests, and an inline script, added to the page, are refused
+ * (`securitypolicyviolation` events) and that server is never asked.
+ */
+async function checkPolicyInForce(page: Page): Promise<string> {
+	let requests = 0;
+	const probe = createServer((_request, response) => {
+		requests++;
+		response.end();
+	});
+	await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', () => resolve()));
+	try {
+		const origin = `http://127.0.0.1:${(probe.address() as AddressInfo).port}`;
+		const seen = await page.evaluate(async (from) => {
+			const violations: string[] = [];
+			const all = new Promise<void>((resolve) => {
+				document.addEventListener('securitypolicyviolation', (event) => {
+					violations.push(`${event.effectiveDirective} ${event.blockedURI}`);
+					if (violations.length === 3) resolve();
+				});
+				// What was not refused by then is not going to be: the assertions below name it.
+				setTimeout(resolve, 10_000);
+			});
+			const image = document.createElement('img');
+			image.src = `${from}/pixel.png`;
+			document.body.append(image);
+			const external = document.createElement('script');
+			external.src = `${from}/script.js`;
+			document.body.append(external);
+			const inline = document.createElement('script');
+			inline.textContent = 'document.body.dataset.ran = "yes"';
+			document.body.append(inline);
+			await all;
+			return { violations: violations.sort(), ran: document.body.dataset.ran ?? 'no', background: getComputedStyle(document.body).backgroundColor };
+		}, origin);
+		assertEqual(seen.background, 'rgb(246, 248, 250)', "the body's background, from the page's inline style");
+		assertEqual(seen.ran, 'no', 'whether the injected inline script ran');
+		assertEqual(seen.violations, [`img-src ${origin}/pixel.png`, 'script-src-elem inline', `script-src-elem ${origin}/script.js`].sort(), 'securitypolicyviolation events');
+		assertEqual(requests, 0, `requests ${origin} received`);
+		return seen.violations.join('; ');
+	} finally {
+		await new Promise<void>((resolve) => probe.close(() => resolve()));
 	}
 }
 

@@ -1,7 +1,8 @@
 /**
  * A real SMTP server on 127.0.0.1 for the end-to-end suite (nodemailer's smtp-server, parsed with mailparser): it
  * takes every message n8n's Send Email node sends (plain SMTP, no TLS, any or no login) and keeps its envelope,
- * subject and its text and HTML parts.
+ * subject and its text and HTML parts. It refuses the recipients in `refused` (RCPT TO answered 550), as a mail
+ * server refuses an address it does not know.
  */
 import { simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
@@ -21,7 +22,9 @@ export interface SmtpInbox {
 	close(): Promise<void>;
 }
 
-export async function startSmtpInbox(): Promise<SmtpInbox> {
+export const REFUSAL = 'Recipient address rejected: user unknown';
+
+export async function startSmtpInbox({ refused = [] }: { refused?: string[] } = {}): Promise<SmtpInbox> {
 	const received: ReceivedEmail[] = [];
 	const server = new SMTPServer({
 		secure: false,
@@ -29,6 +32,10 @@ export async function startSmtpInbox(): Promise<SmtpInbox> {
 		authOptional: true,
 		// n8n's SMTP credential may carry a user and password: any is taken.
 		onAuth: (auth, _session, callback) => callback(null, { user: auth.username ?? 'n8n' }),
+		onRcptTo: (address, _session, callback) => {
+			if (!refused.includes(address.address)) return callback();
+			callback(Object.assign(new Error(`<${address.address}>: ${REFUSAL}`), { responseCode: 550 }));
+		},
 		onData: (stream, smtp, callback) => {
 			simpleParser(stream).then(
 				(mail) => {

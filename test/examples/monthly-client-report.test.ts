@@ -1,9 +1,11 @@
 import { startPhpRankServer } from '../../dev/server';
 import type { PhpRankServer } from '../../dev/server';
-import { AUDIT_HISTORY_TABLES, auditHistoryTables, emailsAsItems, loadExampleWorkflow, monthlyReportText } from '../../dev/examples';
+import { AUDIT_HISTORY_TABLES, auditHistoryTables, checkTitlesOf, emailsAsItems, loadExampleWorkflow, monthlyReportText } from '../../dev/examples';
 import { runWorkflow } from '../../dev/engine';
 import type { InMemoryDataTables, RunResult, WorkflowFixture } from '../../dev/engine';
+import { PHPRANK_CHECK_TITLES } from './phpRankCheckTitles';
 
+const FILE = 'monthly-client-report.json';
 const CHANGED_PAGE = 'https://www.brewshop.example/pricing';
 const BETTER_PAGE = 'https://www.brewshop.example/blog/cold-brew';
 const DASHBOARD = 'https://n8n.example.com/webhook/phprank-dashboard';
@@ -11,9 +13,15 @@ const SITE = 'brewshop.example';
 /** The three audits' times: two in October, the last in November; the report runs on December 1st. */
 const RUN_TIMES = ['2026-10-05T06:00:00.000Z', '2026-10-26T06:00:00.000Z', '2026-11-23T06:00:00.000Z'];
 const REPORT_TIME = '2026-12-01T08:00:00.000+00:00';
-/** A site whose values need escaping in HTML, audited in November only. */
-const OTHER_SITE = 'tea.example';
-const ODD_URL = 'https://tea.example/search?q=<b>&page="2"';
+/** A site whose name needs escaping in HTML, audited in November only, its page's URL one phpRank stores. */
+const OTHER_SITE = `tea&co's <b>"shop"</b>.example`;
+const ODD_URL = "https://tea.example/search?q=%3Cb%3Ecold%3C/b%3E&who=it's";
+/** Sites audited in November too: one without a client, one whose client's address the mail server refuses. */
+const NO_CLIENT_SITE = 'archive.example';
+const REFUSED_SITE = 'bakery.example';
+const REFUSED = 'nobody@bakery.example';
+const CLIENTS = { [SITE]: 'owner@brewshop.example', [OTHER_SITE]: 'tea@tea.example', [REFUSED_SITE]: REFUSED };
+const TRIGGER = 'On the 1st at 08:00';
 
 let server: PhpRankServer;
 let history: InMemoryDataTables;
@@ -24,30 +32,52 @@ const setting = (workflow: WorkflowFixture, name: string) =>
 		(assignment) => assignment.name === name,
 	)!;
 
-/** The site audit run as it is, its rows then moved to `runAt` as if it had run then. */
-async function auditAt(runAt: string, into: InMemoryDataTables): Promise<void> {
+type Row = Parameters<InMemoryDataTables['insert']>[1][number];
+
+/** The site audit run as it is, its rows moved to `runAt` as if it had run then. */
+async function auditAt(runAt: string): Promise<Record<string, Row[]>> {
 	const tables = auditHistoryTables();
 	const result = await runWorkflow(loadExampleWorkflow('site-audit-offline.json', { server }), {
 		credentials: { phpRankApi: { baseUrl: server.url, apiKey: server.apiKey } },
 		dataTables: tables,
 	});
 	expect(result.error).toBeUndefined();
-	for (const { name } of Object.values(AUDIT_HISTORY_TABLES)) {
-		const rows = tables.rows(name).map(({ id: _id, createdAt: _created, updatedAt: _updated, ...row }) => ({ ...row, runId: runAt, runAt: new Date(runAt) }));
-		into.insert(name, rows as Parameters<InMemoryDataTables['insert']>[1]);
-	}
+	return Object.fromEntries(
+		Object.values(AUDIT_HISTORY_TABLES).map(({ name }) => [
+			name,
+			tables.rows(name).map(({ id: _id, createdAt: _created, updatedAt: _updated, ...row }) => ({ ...row, runId: runAt, runAt: new Date(runAt) }) as Row),
+		]),
+	);
+}
+
+/** A run of one page of `site`, written straight into the tables. */
+function onePageRun(site: string, url: string, score: number): void {
+	const runId = RUN_TIMES[2];
+	history.insert(AUDIT_HISTORY_TABLES.runs.name, [{ runId, runAt: new Date(runId), site, pages: 1, averageScore: score, good: 0, decent: 0, bad: 1, notAnalyzed: 0 }]);
+	history.insert(AUDIT_HISTORY_TABLES.pages.name, [
+		{ runId, runAt: new Date(runId), site, url, score, grade: 'bad', failedHigh: 'meta_description', failedMedium: 'charset', failedLow: 'defer_javascript', reportId: 99, reportUrl: `${server.url}/reports/99?a=1&b=2`, error: null },
+	]);
+}
+
+/** The report run in the engine as of `time` (the schedule's output), its e-mails made items, `refused` refused. */
+async function runReport({ clients = CLIENTS as Record<string, string>, time = REPORT_TIME, keepOnError = true } = {}): Promise<RunResult> {
+	const workflow = emailsAsItems(loadExampleWorkflow(FILE), { refused: [REFUSED] });
+	setting(workflow, 'clients').value = `={{ ${JSON.stringify(clients)} }}`;
+	const nodes = keepOnError ? workflow.nodes : workflow.nodes.map((node) => (node.name === 'Send e-mail' ? { ...node, onError: undefined } : node));
+	return await runWorkflow({ ...workflow, nodes, pinData: { [TRIGGER]: [{ json: { timestamp: time } }] } }, { dataTables: history });
 }
 
 const emails = () => report.output('Send e-mail').map((item) => item.json as Record<string, string>);
 const emailTo = (address: string) => emails().find((email) => email.to === address)!;
 const tables = () => ({ runs: history.rows(AUDIT_HISTORY_TABLES.runs.name), pages: history.rows(AUDIT_HISTORY_TABLES.pages.name) });
 const unescape = (html: string) => html.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&');
+const titles = checkTitlesOf(loadExampleWorkflow(FILE));
+const expectedText = (site: string) => monthlyReportText(tables(), { site, monthStart: '2026-11-01T00:00:00.000Z', dashboardUrl: DASHBOARD, titles });
 
 beforeAll(async () => {
 	server = await startPhpRankServer();
 	history = auditHistoryTables();
-	await auditAt(RUN_TIMES[0], history);
-	await auditAt(RUN_TIMES[1], history);
+	const audits = [await auditAt(RUN_TIMES[0]), await auditAt(RUN_TIMES[1])];
 	// A month on: one page got worse, one better, both re-analyzed.
 	server.changePage(CHANGED_PAGE, { quality: 0.6 });
 	server.changePage(BETTER_PAGE, { quality: 1 });
@@ -55,47 +85,75 @@ beforeAll(async () => {
 		server.reports().filter((candidate) => [CHANGED_PAGE, BETTER_PAGE].includes(candidate.targetUrl)).map((candidate) => candidate.id),
 		30 * 86_400,
 	);
-	await auditAt(RUN_TIMES[2], history);
-	history.insert(AUDIT_HISTORY_TABLES.runs.name, [
-		{ runId: RUN_TIMES[2], runAt: new Date(RUN_TIMES[2]), site: OTHER_SITE, pages: 1, averageScore: 40, good: 0, decent: 0, bad: 1, notAnalyzed: 0 },
-	]);
-	history.insert(AUDIT_HISTORY_TABLES.pages.name, [
-		{ runId: RUN_TIMES[2], runAt: new Date(RUN_TIMES[2]), site: OTHER_SITE, url: ODD_URL, score: 40, grade: 'bad', failedHigh: 'meta_description', failedMedium: '', failedLow: '', reportId: 99, reportUrl: `${server.url}/reports/99?a=1&b=2`, error: null },
-	]);
+	audits.push(await auditAt(RUN_TIMES[2]));
+	// Rows in an order that is not the runs': the report must order the runs itself (n8n 1.x's Get ignores a sort).
+	for (const audit of [audits[2], audits[0], audits[1]]) for (const [name, rows] of Object.entries(audit)) history.insert(name, rows);
+	onePageRun(OTHER_SITE, ODD_URL, 40);
+	onePageRun(NO_CLIENT_SITE, 'https://archive.example/', 30);
+	onePageRun(REFUSED_SITE, 'https://bakery.example/', 35);
 
-	const workflow = emailsAsItems(loadExampleWorkflow('monthly-client-report.json'));
-	setting(workflow, 'clients').value = `={{ { "${SITE}": "owner@brewshop.example", "${OTHER_SITE}": "tea@tea.example" } }}`;
-	// The clock is the trigger's: the time it fired, given as its output.
-	report = await runWorkflow({ ...workflow, pinData: { 'On the 1st at 08:00': [{ json: { timestamp: REPORT_TIME } }] } }, { dataTables: history });
+	report = await runReport();
 });
 afterAll(async () => await server.close());
 
 describe('examples/monthly-client-report.json', () => {
-	it('is sent on the 1st of each month at 08:00 through Send Email, with an HTML and a text part', () => {
-		const workflow = loadExampleWorkflow('monthly-client-report.json');
+	it('is sent on the 1st of each month at 08:00 through Send Email, with an HTML and a text part, each e-mail failing alone', () => {
+		const workflow = loadExampleWorkflow(FILE);
 		const send = workflow.nodes.find((node) => node.name === 'Send e-mail')!;
 
 		expect(workflow.nodes[workflow.nodes.findIndex((node) => node.type === 'n8n-nodes-base.scheduleTrigger')].parameters).toEqual({
 			rule: { interval: [{ field: 'months', triggerAtDayOfMonth: 1, triggerAtHour: 8 }] },
 		});
-		expect(send).toMatchObject({ type: 'n8n-nodes-base.emailSend', parameters: { emailFormat: 'both' } });
+		expect(send).toMatchObject({ type: 'n8n-nodes-base.emailSend', parameters: { emailFormat: 'both' }, onError: 'continueRegularOutput' });
 		expect(setting(workflow, 'dashboardUrl').value).toBe(DASHBOARD);
 	});
 
-	it("one e-mail per site audited in the month, to its client's address", () => {
+	it("titles the checks as phpRank 1.5's report page does, all 33 and no other", () => {
+		expect(titles).toEqual(PHPRANK_CHECK_TITLES);
+	});
+
+	it("one e-mail per site audited in the month that has a client; the address the mail server refuses fails alone, the others still go", () => {
 		expect(report.error).toBeUndefined();
-		expect(emails().map((email) => [email.to, email.from])).toEqual([
+		expect(emails().map((email) => email.error ?? [email.to, email.from])).toEqual([
+			expect.stringContaining(`Can't send mail - all recipients were rejected: 550 5.1.1 <${REFUSED}>: Recipient address rejected`),
 			['owner@brewshop.example', 'SEO reports <seo@agency.example>'],
 			['tea@tea.example', 'SEO reports <seo@agency.example>'],
 		]);
 	});
 
-	it("the text part: November's last audit against October's last, from the Data tables, checks by their titles", () => {
+	it("the run's output names the month, the e-mails sent, the one that failed and the site skipped for want of a client", () => {
+		const [outcome] = report.output('What was sent').map((item) => item.json);
+
+		expect(report.executedNodes.at(-1)).toBe('What was sent');
+		expect(outcome).toEqual({
+			month: 'November 2026',
+			summary:
+				`November 2026: 2 e-mails sent, 1 failed (${REFUSED_SITE} to ${REFUSED}: ${emails()[0].error}), ` +
+				`1 site skipped (${NO_CLIENT_SITE}: no client address in Report settings).`,
+			sent: [
+				{ site: SITE, to: 'owner@brewshop.example' },
+				{ site: OTHER_SITE, to: 'tea@tea.example' },
+			],
+			failed: [{ site: REFUSED_SITE, to: REFUSED, error: emails()[0].error }],
+			skipped: [{ site: NO_CLIENT_SITE, reason: 'no client address in Report settings' }],
+		});
+	});
+
+	it('stops at the refused address when Send e-mail stops on an error, as n8n\'s Send Email does: the emails after it are not sent', async () => {
+		const stopped = await runReport({ keepOnError: false });
+
+		expect(stopped.error?.message).toContain('all recipients were rejected');
+		expect(stopped.executedNodes).not.toContain('What was sent');
+	});
+
+	it("the text part: November's last audit against October's last, from the Data tables in whatever order they hold them, checks by their titles", () => {
 		const email = emailTo('owner@brewshop.example');
-		const [, october, november] = tables().runs.filter((run) => run.site === SITE);
+		const runs = tables().runs.filter((run) => run.site === SITE).sort((a, b) => String(a.runId).localeCompare(String(b.runId)));
+		const [, october, november] = runs;
 		const change = Math.round((Number(november.averageScore) - Number(october.averageScore)) * 10) / 10;
 
-		expect(email.text).toBe(monthlyReportText(tables(), { site: SITE, monthStart: '2026-11-01T00:00:00.000Z', dashboardUrl: DASHBOARD }));
+		expect(tables().runs.filter((run) => run.site === SITE).map((run) => run.runId)).not.toEqual(runs.map((run) => run.runId));
+		expect(email.text).toBe(expectedText(SITE));
 		expect(email.subject).toBe(`SEO report for ${SITE}, November 2026: average score ${Number(november.averageScore).toFixed(1)} (${change > 0 ? '+' : change < 0 ? '\u2212' : '\u00b1'}${Math.abs(change).toFixed(1)})`);
 		expect(email.text).toContain(`since October (${Number(october.averageScore).toFixed(1)})`);
 		// The changed page fails checks it passed; the better one passes checks it failed.
@@ -105,23 +163,54 @@ describe('examples/monthly-client-report.json', () => {
 		expect(email.text).toContain(`Your dashboard: ${DASHBOARD}?site=${SITE}`);
 	});
 
-	it('a site without a run the month before says so', () => {
+	it('a site without a run the month before says so; its name and URL show literally in the text part', () => {
 		const email = emailTo('tea@tea.example');
 
-		expect(email.text).toBe(monthlyReportText(tables(), { site: OTHER_SITE, monthStart: '2026-11-01T00:00:00.000Z', dashboardUrl: DASHBOARD }));
+		expect(email.text).toBe(expectedText(OTHER_SITE));
 		expect(email.text).toContain('Average score 40.0: no run in October to compare with');
+		expect(email.text).toContain(`SEO report for ${OTHER_SITE}, November 2026`);
+		expect(email.text).toContain(`- ${ODD_URL}: 40/100 (bad)`);
+		expect(email.subject).toBe(`SEO report for ${OTHER_SITE}, November 2026: average score 40.0`);
 	});
 
 	it('the HTML part: the same words, every value escaped, the worst pages linked to their reports', () => {
-		for (const email of emails()) {
+		for (const email of emails().filter((sent) => !sent.error)) {
 			const text = unescape(email.html.replace(/<\/?a\b[^>]*>/g, '').replace(/<[^>]+>/g, '\n')).replace(/\n+/g, '\n');
 			const lines = email.text.split('\n').filter((line) => line && !line.startsWith('Your dashboard'));
 			for (const line of lines) expect(text).toContain(line.replace(/^- /, '').replace(/ http\S+$/, ''));
 		}
 		const tea = emailTo('tea@tea.example').html;
-		expect(tea).toContain('search?q=&lt;b&gt;&amp;page=&quot;2&quot;');
-		expect(tea).not.toContain('<b>');
+		expect(tea).toContain('<h1>SEO report for tea&amp;co&#39;s &lt;b&gt;&quot;shop&quot;&lt;/b&gt;.example, November 2026</h1>');
+		expect(tea).toContain('search?q=%3Cb%3Ecold%3C/b%3E&amp;who=it&#39;s');
+		expect(tea).not.toMatch(/<b>|"shop"/);
 		expect(tea).toContain(`<a href="${server.url}/reports/99?a=1&amp;b=2">`);
-		expect(tea).toContain(`<a href="${DASHBOARD}?site=${OTHER_SITE}">Your dashboard</a>`);
+		expect(tea).toContain(`<a href="${DASHBOARD}?site=${encodeURIComponent(OTHER_SITE).replace(/'/g, '&#39;')}">Your dashboard</a>`);
+	});
+
+	it('a month without audits: nothing sent, and the output says which month and why', async () => {
+		const empty = await runReport({ time: '2027-02-01T08:00:00.000+00:00' });
+
+		expect(empty.error).toBeUndefined();
+		expect(empty.executedNodes).not.toContain('Send e-mail');
+		expect(empty.output('Nothing to send').map((item) => item.json)).toEqual([
+			{
+				month: 'January 2027',
+				summary: 'January 2027: nothing sent: no site has an audit in January 2027 in the Data table phprank_audit_runs (the site audit writes one row a site and run).',
+				sent: [],
+				failed: [],
+				skipped: [],
+			},
+		]);
+	});
+
+	it('no client for any site audited: nothing sent, each site named', async () => {
+		const none = await runReport({ clients: {} });
+		const [outcome] = none.output('Nothing to send').map((item) => item.json);
+
+		expect(none.executedNodes).not.toContain('Send e-mail');
+		expect(outcome.summary).toBe(
+			`November 2026: nothing sent: no site audited in November 2026 has a client address in Report settings (${NO_CLIENT_SITE}, ${REFUSED_SITE}, ${SITE}, ${OTHER_SITE}).`,
+		);
+		expect(outcome.skipped).toHaveLength(4);
 	});
 });
