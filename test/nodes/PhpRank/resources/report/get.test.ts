@@ -93,7 +93,7 @@ describe('Report > Get', () => {
 		const { items } = await runPhpRank(server(), get(byId('7')));
 
 		expect(items[0].json.failedChecks).toEqual({ high: ['meta_description', 'some_new_check'], medium: ['minified'], low: ['x', '404_page'] });
-		expect(items[0].json.failedCheckNames).toEqual({ high: ['Meta description', 'Some new check'], medium: ['Minification'], low: ['X', '404 page'] });
+		expect(items[0].json.failedCheckNames).toEqual({ high: ['Meta description', 'Some new check'], medium: ['Minified'], low: ['X', '404 page'] });
 	});
 
 	it.each([
