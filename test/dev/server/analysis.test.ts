@@ -1,5 +1,6 @@
 import { CHECK_NAMES, checkTitle, describePage, scoreOf, scorePage } from '../../../dev/server/analysis';
 import { PHPRANK_CHECKS, PHPRANK_POINTS } from '../../support/phpRankChecks';
+import { PHPRANK_URL_SHAPES, UPPER_CASE_SHAPE } from '../../support/phpRankUrls';
 import { parseReportTarget } from '../../../dev/server/reportUrl';
 import { startPhpRankServer } from '../../../dev/server';
 
@@ -107,6 +108,35 @@ describe('report URLs', () => {
 
 	it.each(['example.com', 'ftp://example.com', 'https://', 'http:example.com', 'javascript:alert(1)', 42, null])('rejects %p', (input) => {
 		expect(parseReportTarget(input)).toBeUndefined();
+	});
+
+	it.each(PHPRANK_URL_SHAPES)('stores https://example.com%s as phpRank 1.5 does: %p (undefined: refused)', (sent, stored) => {
+		expect(parseReportTarget(`https://example.com${sent}`)?.url).toBe(stored === undefined ? undefined : `example.com${stored}`);
+	});
+
+	it('stores the scheme and host in lower case, the path as sent', () => {
+		expect(parseReportTarget(UPPER_CASE_SHAPE.sent('www.example.com'))?.url).toBe(UPPER_CASE_SHAPE.stored('example.com'));
+	});
+
+	it('answers a create of a URL phpRank refuses with its 422, and stores each accepted one under its own URL', async () => {
+		const server = await startPhpRankServer();
+		try {
+			for (const [sent, stored] of PHPRANK_URL_SHAPES) {
+				const answer = await fetch(`${server.url}/api/v1/reports`, {
+					method: 'POST',
+					headers: { authorization: `Bearer ${server.apiKey}`, accept: 'application/json', 'content-type': 'application/json' },
+					body: JSON.stringify({ url: `https://example.com${sent}` }),
+				});
+				const body = (await answer.json()) as { data?: { url: string }; message?: unknown };
+				if (stored === undefined) expect([answer.status, body.message]).toEqual([422, { url: ['The url format is invalid.'] }]);
+				else expect([answer.status, body.data?.url]).toEqual([201, `example.com${stored}`]);
+			}
+			expect(server.reports().map((report) => report.url)).toEqual(
+				PHPRANK_URL_SHAPES.flatMap(([, stored]) => (stored === undefined ? [] : [`example.com${stored}`])),
+			);
+		} finally {
+			await server.close();
+		}
 	});
 });
 
