@@ -95,9 +95,10 @@ async function checkUrlShapesFoundAgain(rest: N8nRest, n8nVersion: string, phpRa
 			onError: 'continueRegularOutput',
 		},
 	]);
-	await rest.call('POST', '/rest/workflows', { ...workflow, active: false });
+	// n8n 1.x gives a new workflow an id of its own.
+	const { id } = await rest.call<{ id: string }>('POST', '/rest/workflows', { ...workflow, active: false });
 	const run = async () => {
-		const executionId = await runManually(rest, n8nVersion, workflow);
+		const executionId = await runManually(rest, n8nVersion, { ...workflow, id });
 		const execution = await waitForExecution(rest, executionId, 120_000);
 		assertEqual(execution.status, 'success', `status of execution ${executionId}`);
 		return itemsOf(execution, 'Create SEO report');
