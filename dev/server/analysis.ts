@@ -51,8 +51,9 @@ function times<T>(count: number, make: (index: number) => T): T[] {
 	return items;
 }
 
-// With these weights the total is 71, a prime, so a score is a whole number only at 0 and 100.
-const WEIGHT: Record<Importance, number> = { high: 3, medium: 2, low: 1 };
+/** phpRank's points per check by importance (operator settings report_score_high|medium|low, these by default). */
+export type Points = Record<Importance, number>;
+export const DEFAULT_POINTS: Readonly<Points> = { high: 10, medium: 5, low: 0 };
 
 const VOCABULARY = [
 	'guide', 'pricing', 'features', 'review', 'tutorial', 'news', 'update', 'release', 'design', 'search',
@@ -61,6 +62,7 @@ const VOCABULARY = [
 const ASSET_FOLDERS = ['assets', 'static', 'media', 'cdn', 'build'];
 const SERVERS = ['Apache/2.4.41 (Ubuntu)', 'nginx/1.18.0', 'Microsoft-IIS/10.0', 'LiteSpeed'];
 const INLINE_STYLES = ['color: #333; margin: 0 auto;', 'display: none;', 'font-weight: 700;'];
+const DEPRECATED_TAGS = ['center', 'font', 'marquee', 'big', 'strike', 'tt'];
 
 const words = (page: Page, count: number) => times(count, () => pick(page.random, page.words));
 const sentence = (page: Page, count: number) => words(page, count).join(' ');
@@ -82,17 +84,17 @@ const limited = (passed: boolean, value: unknown, broken: Record<string, unknown
 const measured = (page: Page, passed: boolean, limit: { passing: Range; failing: Range; broken: Record<string, unknown> }) =>
 	limited(passed, randomInt(page.random, ...(passed ? limit.passing : limit.failing)), limit.broken);
 
-/** Every check by name, in the order phpRank lists them. */
-const CHECKS: Record<string, [Importance, Describe]> = {
-	title: ['high', (page, passed) => {
+/** Every check by id, in the order phpRank 1.5 lists them: its importance, the title its report page shows (in English), how its value reads. */
+const CHECKS: Record<string, [Importance, string, Describe]> = {
+	title: ['high', 'Title', (page, passed) => {
 		const title = capitalised(`${sentence(page, 4)} | ${page.host}`);
 		if (passed) return { value: title };
 		return page.random() < 0.5
 			? { value: null, errors: { missing: null } }
 			: { value: `${title} ${sentence(page, 8)}`, errors: { too_long: { max: 60 } } };
 	}],
-	meta_description: ['high', (page, passed) => missing(passed, capitalised(`${sentence(page, 14)}.`))],
-	headings: ['high', (page, passed) => {
+	meta_description: ['high', 'Meta description', (page, passed) => missing(passed, capitalised(`${sentence(page, 14)}.`))],
+	headings: ['high', 'Headings', (page, passed) => {
 		const headings = {
 			h1: [capitalised(sentence(page, 3))],
 			h2: times(randomInt(page.random, 2, 6), () => capitalised(sentence(page, 3))),
@@ -103,36 +105,36 @@ const CHECKS: Record<string, [Importance, Describe]> = {
 			? { value: { ...headings, h1: [] }, errors: { missing: null } }
 			: { value: { ...headings, h1: [...headings.h1, headings.h2[0]] }, errors: { duplicate: headings.h1 } };
 	}],
-	content_keywords: ['high', (page, passed) => {
+	content_keywords: ['high', 'Content keywords', (page, passed) => {
 		const keywords = words(page, 4);
 		return passed ? { value: keywords } : { value: keywords.slice(0, 1), errors: { missing: keywords.slice(1) } };
 	}],
-	image_keywords: ['medium', (page, passed) => flagged(passed, 'missing', () => assetUrls(page, randomInt(page.random, 1, 6), 'jpg'))],
-	seo_friendly_url: ['high', (page, passed) => {
+	image_keywords: ['high', 'Image keywords', (page, passed) => flagged(passed, 'missing', () => assetUrls(page, randomInt(page.random, 1, 6), 'jpg'))],
+	seo_friendly_url: ['high', 'SEO friendly URL', (page, passed) => {
 		const value = `${page.origin}/${page.words.slice(0, 3).join('-')}`;
 		return passed ? { value } : { value, errors: { bad_format: [`${page.origin}/index.php?id=${randomInt(page.random, 1, 999)}`] } };
 	}],
-	'404_page': ['high', (page, passed) => missing(passed, `${page.origin}/404-${randomInt(page.random, 100000, 999999)}`)],
-	robots: ['high', (_page, passed) => limited(passed, null, { failed: ['Disallow: /'] })],
-	noindex: ['high', (_page, passed) => limited(passed, passed ? null : 'noindex, nofollow', { noindex: 'noindex, nofollow' })],
-	in_page_links: ['medium', (page, passed) => {
+	'404_page': ['high', '404 page', (page, passed) => missing(passed, `${page.origin}/404-${randomInt(page.random, 100000, 999999)}`)],
+	robots: ['high', 'Robots.txt', (_page, passed) => limited(passed, null, { failed: ['Disallow: /'] })],
+	noindex: ['high', 'Noindex', (_page, passed) => limited(passed, passed ? null : 'noindex, nofollow', { noindex: 'noindex, nofollow' })],
+	in_page_links: ['medium', 'In-page links', (page, passed) => {
 		const links = {
 			Internals: pageLinks(page, page.origin, randomInt(page.random, 6, passed ? 14 : 30)),
 			Externals: pageLinks(page, `https://${pick(page.random, page.words)}.example.org`, randomInt(page.random, 1, 6)),
 		};
 		return limited(passed, links, { too_many: { max: 150 } });
 	}],
-	language: ['medium', (page, passed) => missing(passed, pick(page.random, ['en', 'en-US', 'en-GB', 'de', 'fr']))],
-	favicon: ['medium', (page, passed) => missing(passed, `${page.origin}/favicon.ico`)],
-	text_compression: ['high', (page, passed) =>
+	language: ['medium', 'Language', (page, passed) => missing(passed, pick(page.random, ['en', 'en-US', 'en-GB', 'de', 'fr']))],
+	favicon: ['medium', 'Favicon', (page, passed) => missing(passed, `${page.origin}/favicon.ico`)],
+	text_compression: ['high', 'Text compression', (page, passed) =>
 		missing(passed, passed ? { encoding: pick(page.random, ['gzip', 'br']), saved: randomInt(page.random, 8000, 90000) } : null)],
-	load_time: ['high', (page, passed) => {
+	load_time: ['medium', 'Load time', (page, passed) => {
 		const seconds = Math.round((passed ? 0.1 + page.random() * 1.8 : 2.1 + page.random() * 6) * 100) / 100;
 		return limited(passed, seconds, { too_slow: { max: 2 } });
 	}],
-	page_size: ['medium', (page, passed) =>
+	page_size: ['medium', 'Page size', (page, passed) =>
 		measured(page, passed, { passing: [20000, 330000], failing: [330001, 2400000], broken: { too_large: { max: 330000 } } })],
-	http_requests: ['medium', (page, passed) => {
+	http_requests: ['medium', 'HTTP requests', (page, passed) => {
 		const scale = passed ? 1 : 3;
 		const resources = {
 			JavaScripts: assetUrls(page, randomInt(page.random, 2, 6) * scale, 'js'),
@@ -141,22 +143,21 @@ const CHECKS: Record<string, [Importance, Describe]> = {
 		};
 		return limited(passed, resources, { too_many: { max: 50 } });
 	}],
-	image_format: ['medium', (page, passed) => flagged(passed, 'bad_format', () => assetUrls(page, randomInt(page.random, 1, 5), 'bmp'))],
-	defer_javascript: ['low', (page, passed) => flagged(passed, 'missing', () => assetUrls(page, randomInt(page.random, 1, 4), 'js'))],
-	dom_size: ['low', (page, passed) =>
+	image_format: ['medium', 'Image format', (page, passed) => flagged(passed, 'bad_format', () => assetUrls(page, randomInt(page.random, 1, 5), 'bmp'))],
+	defer_javascript: ['low', 'JavaScript defer', (page, passed) => flagged(passed, 'missing', () => assetUrls(page, randomInt(page.random, 1, 4), 'js'))],
+	dom_size: ['low', 'DOM size', (page, passed) =>
 		measured(page, passed, { passing: [200, 1500], failing: [1501, 6000], broken: { too_many: { max: 1500 } } })],
-	doctype: ['medium', (_page, passed) => missing(passed, 'html')],
-	https_encryption: ['high', (page, passed) => limited(passed, page.https, { missing: null })],
-	mixed_content: ['high', (page, passed) =>
+	https_encryption: ['high', 'HTTPS encryption', (page, passed) => limited(passed, page.https, { missing: null })],
+	mixed_content: ['medium', 'Mixed content', (page, passed) =>
 		flagged(passed, 'failed', () => assetUrls(page, randomInt(page.random, 1, 3), 'js').map((url) => url.replace('https:', 'http:')))],
-	server_signature: ['medium', (page, passed) => {
+	server_signature: ['medium', 'Server signature', (page, passed) => {
 		const signature = pick(page.random, SERVERS);
 		return limited(passed, passed ? null : signature, { failed: signature });
 	}],
-	unsafe_cross_origin_links: ['medium', (page, passed) =>
+	unsafe_cross_origin_links: ['medium', 'Unsafe cross-origin links', (page, passed) =>
 		flagged(passed, 'failed', () => pageLinks(page, 'https://partner.example.net', randomInt(page.random, 1, 3)).map((link) => link.url))],
-	plaintext_email: ['low', (page, passed) => flagged(passed, 'failed', () => [`info@${page.host}`])],
-	structured_data: ['low', (page, passed) => {
+	plaintext_email: ['low', 'Plaintext email', (page, passed) => flagged(passed, 'failed', () => [`info@${page.host}`])],
+	structured_data: ['medium', 'Structured data', (page, passed) => {
 		const title = capitalised(sentence(page, 3));
 		return missing(passed, {
 			'Open Graph': { 'og:title': title, 'og:type': 'website', 'og:url': page.origin },
@@ -164,10 +165,10 @@ const CHECKS: Record<string, [Importance, Describe]> = {
 			'Schema.org': { '@type': 'WebPage', name: title },
 		});
 	}],
-	meta_viewport: ['high', (_page, passed) => missing(passed, 'width=device-width, initial-scale=1')],
-	charset: ['medium', (_page, passed) => missing(passed, 'UTF-8')],
-	sitemap: ['medium', (page, passed) => missing(passed, [`${page.origin}/sitemap.xml`, `${page.origin}/sitemap-posts.xml`])],
-	social: ['low', (page, passed) => {
+	meta_viewport: ['medium', 'Meta viewport', (_page, passed) => missing(passed, 'width=device-width, initial-scale=1')],
+	charset: ['medium', 'Character set', (_page, passed) => missing(passed, 'UTF-8')],
+	sitemap: ['low', 'Sitemap', (page, passed) => missing(passed, [`${page.origin}/sitemap.xml`, `${page.origin}/sitemap-posts.xml`])],
+	social: ['low', 'Social', (page, passed) => {
 		const handle = page.host.split('.')[0];
 		return missing(passed, {
 			facebook: [`https://www.facebook.com/${handle}`],
@@ -175,57 +176,58 @@ const CHECKS: Record<string, [Importance, Describe]> = {
 			linkedin: [`https://www.linkedin.com/company/${handle}`],
 		});
 	}],
-	content_length: ['low', (page, passed) =>
+	content_length: ['low', 'Content length', (page, passed) =>
 		measured(page, passed, { passing: [500, 4000], failing: [20, 499], broken: { too_few: { min: 500 } } })],
-	text_html_ratio: ['low', (page, passed) =>
+	text_html_ratio: ['low', 'Text to HTML ratio', (page, passed) =>
 		measured(page, passed, { passing: [10, 70], failing: [1, 9], broken: { too_small: { min: 10 } } })],
-	inline_css: ['low', (page, passed) =>
+	inline_css: ['low', 'Inline CSS', (page, passed) =>
 		flagged(passed, 'failed', () => INLINE_STYLES.slice(0, randomInt(page.random, 1, 3)))],
+	deprecated_html_tags: ['low', 'Deprecated HTML', (page, passed) =>
+		flagged(passed, 'bad_tags', () => DEPRECATED_TAGS.slice(0, randomInt(page.random, 1, 3)))],
 };
 
 const CHECK_LIST = Object.entries(CHECKS);
 
-/** The title phpRank's report page (in English) shows for each check. */
-const CHECK_TITLES: Record<string, string> = {
-	title: 'Title', meta_description: 'Meta description', headings: 'Headings', content_keywords: 'Content keywords',
-	image_keywords: 'Image keywords', seo_friendly_url: 'SEO friendly URL', '404_page': '404 page', robots: 'Robots',
-	noindex: 'Noindex', in_page_links: 'In-page links', language: 'Language', favicon: 'Favicon',
-	text_compression: 'Text compression', load_time: 'Load time', page_size: 'Page size', http_requests: 'HTTP requests',
-	image_format: 'Image format', defer_javascript: 'Defer JavaScript', dom_size: 'DOM size', doctype: 'Doctype',
-	https_encryption: 'HTTPS encryption', mixed_content: 'Mixed content', server_signature: 'Server signature',
-	unsafe_cross_origin_links: 'Unsafe cross-origin links', plaintext_email: 'Plaintext email', structured_data: 'Structured data',
-	meta_viewport: 'Meta viewport', charset: 'Charset', sitemap: 'Sitemap', social: 'Social', content_length: 'Content length',
-	text_html_ratio: 'Text to HTML ratio', inline_css: 'Inline CSS',
-};
-
 /** A check's title as phpRank's report page shows it. */
 export function checkTitle(name: string): string {
-	const title = CHECK_TITLES[name];
-	if (title === undefined) throw new Error(`no title for the check "${name}"`);
-	return title;
+	const check = CHECKS[name];
+	if (check === undefined) throw new Error(`no title for the check "${name}"`);
+	return check[1];
 }
 
 export const CHECK_NAMES: readonly string[] = Object.keys(CHECKS);
 
-const TOTAL_WEIGHT = CHECK_LIST.reduce((sum, [, [importance]]) => sum + WEIGHT[importance], 0);
+/** The importance of each check, in CHECK_LIST's order: scoring reads only these. */
+const IMPORTANCES: readonly Importance[] = CHECK_LIST.map(([, [importance]]) => importance);
+
+/** The points of passed checks over the points of all checks, times 100, unrounded as a create answers it. */
+export function scoreOf(passed: readonly boolean[], points: Readonly<Points> = DEFAULT_POINTS): number {
+	let passedPoints = 0;
+	let allPoints = 0;
+	for (let i = 0; i < IMPORTANCES.length; i++) {
+		const worth = points[IMPORTANCES[i]];
+		allPoints += worth;
+		if (passed[i]) passedPoints += worth;
+	}
+	return (passedPoints / allPoints) * 100;
+}
 
 /**
- * Which checks the page passes, and its score: passed weight over total weight, times 100, unrounded as
- * the real analysis answers it. `changedQuality` stands for a page edited since phpRank first saw it.
+ * Which checks the page passes (in CHECK_NAMES' order), and its score. `changedQuality` stands for a page
+ * edited since phpRank first saw it.
  */
-function judge(targetUrl: string, changedQuality?: number): { passed: boolean[]; score: number } {
+function judge(targetUrl: string, changedQuality?: number, points?: Readonly<Points>): { passed: boolean[]; score: number } {
 	const random = seededRandom(hashString(targetUrl));
 	// A per-page quality spreads scores over good, decent and bad.
 	const ownQuality = 0.2 + random() * 0.8;
 	const quality = changedQuality ?? ownQuality;
 	const https = targetUrl.startsWith('https:');
 	const passed = CHECK_LIST.map(([name]) => (name === 'https_encryption' ? https : random() < quality));
-	const passedWeight = CHECK_LIST.reduce((sum, [, [importance]], i) => sum + (passed[i] ? WEIGHT[importance] : 0), 0);
-	return { passed, score: (passedWeight / TOTAL_WEIGHT) * 100 };
+	return { passed, score: scoreOf(passed, points) };
 }
 
-export function scorePage(targetUrl: string, changedQuality?: number): number {
-	return judge(targetUrl, changedQuality).score;
+export function scorePage(targetUrl: string, changedQuality?: number, points?: Readonly<Points>): number {
+	return judge(targetUrl, changedQuality, points).score;
 }
 
 export function describePage(targetUrl: string, changedQuality?: number): Record<string, CheckResult> {
@@ -241,7 +243,7 @@ export function describePage(targetUrl: string, changedQuality?: number): Record
 		words: [...urlWords, ...VOCABULARY],
 	};
 	const results: Record<string, CheckResult> = {};
-	CHECK_LIST.forEach(([name, [importance, describe]], i) => {
+	CHECK_LIST.forEach(([name, [importance, , describe]], i) => {
 		results[name] = { passed: passed[i], importance, ...describe(page, passed[i]) };
 	});
 	return results;

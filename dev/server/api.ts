@@ -1,5 +1,6 @@
 /** phpRank's API: routes, controllers with their validation rules, and the records and pages they answer. */
 import { describePage, scorePage } from './analysis';
+import type { Points } from './analysis';
 import { wait } from './deployment';
 import { Answer, ApiError, decode, Input, isPhpInteger, isPhpNumeric, json, requestInput } from './http';
 import { ListQuery, projectListQuery, reportListQuery, resultBandOf } from './listQuery';
@@ -15,6 +16,8 @@ export interface Settings {
 	sortsByGeneratedAt: boolean;
 	/** Pages changed since phpRank first saw them, by their URL as phpRank shows it. */
 	changedPages: Map<string, PageChange>;
+	/** Points per check importance. */
+	points: Points;
 }
 
 /** What a controller gets to work with. */
@@ -175,7 +178,7 @@ const createReport: Handler = async (context) => {
 
 	await wait(context.settings.analysisMs);
 	const quality = context.settings.changedPages.get(url.target.url)?.quality;
-	const score = scorePage(url.target.targetUrl, quality);
+	const score = scorePage(url.target.targetUrl, quality, context.settings.points);
 	const now = nowInSeconds();
 	const report = context.store.insertReport(context.user.id, {
 		...url.target,
@@ -205,7 +208,7 @@ const updateReport: Handler = async (context) => {
 	if (reanalyze) {
 		await wait(context.settings.analysisMs);
 		changes.quality = context.settings.changedPages.get(report.url)?.quality;
-		changes.score = scorePage(report.targetUrl, changes.quality);
+		changes.score = scorePage(report.targetUrl, changes.quality, context.settings.points);
 		changes.generatedAt = nowInSeconds();
 	}
 	const changed = (Object.keys(changes) as Array<keyof typeof changes>).some((key) => changes[key] !== report[key]);

@@ -9,7 +9,8 @@ import { faultAnswer, FaultBook, FaultStage } from './faults';
 import { Answer, ApiError, errorBody, errorPage, expectsJson, html, htmlPage, json, Negotiation, recordRequest, renderError, serverFailure } from './http';
 import { parseReportTarget } from './reportUrl';
 import { siteFile, SITE_PREFIX } from './site';
-import { scorePage } from './analysis';
+import { DEFAULT_POINTS, scorePage } from './analysis';
+import type { Points } from './analysis';
 import { nowInSeconds, PhpRankStore, projectState, reportState, StoreDown } from './store';
 import { Deployment, Fault, PageChange, PhpRankServerOptions, PhpRankUser, RateLimitConfig, RecordedRequest, SeedOptions } from './types';
 
@@ -93,6 +94,16 @@ class Exchange {
 const hostForUrl = (host: string) => (host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host);
 
 /** A phpRank 1.5-compatible server (see README.md); start one with startPhpRankServer. */
+/** The operator's points over phpRank's defaults; scores need some check to be worth a point. */
+function pointsOf(reportScore: Partial<Points> = {}): Points {
+	const points = { ...DEFAULT_POINTS, ...reportScore };
+	for (const [importance, worth] of Object.entries(points)) {
+		if (!(Number.isInteger(worth) && worth >= 0)) throw new Error(`reportScore.${importance} must be a whole number of points, 0 or more; got ${worth}`);
+	}
+	if (points.high + points.medium + points.low === 0) throw new Error('reportScore gives no check a point');
+	return points;
+}
+
 export class PhpRankServer {
 	/** Base URL including basePath, e.g. http://127.0.0.1:40123/phprank */
 	url = '';
@@ -147,10 +158,11 @@ export class PhpRankServer {
 
 	/** `basePath` normalised ('' or '/folder'), `users` not empty. */
 	constructor(private readonly options: PhpRankServerOptions & { basePath: string; users: PhpRankUser[] }) {
-		this.store = new PhpRankStore(options.users);
+		const points = pointsOf(options.reportScore);
+		this.store = new PhpRankStore(options.users, points);
 		this.apiKey = options.users[0].apiKey;
 		const { analysisMs = 0, projectDeleteHazard = true, maxReportsPerUser, sortsByGeneratedAt = false } = options;
-		this.settings = { analysisMs, projectDeleteHazard, maxReportsPerUser, sortsByGeneratedAt, changedPages: new Map() };
+		this.settings = { analysisMs, projectDeleteHazard, maxReportsPerUser, sortsByGeneratedAt, changedPages: new Map(), points };
 		this.limiter = new RateLimiter(options.rateLimit ?? false);
 		this.setDeployment(options);
 		if (options.seedReports || options.seedProjects) this.store.seed({ reports: options.seedReports, projects: options.seedProjects });
@@ -269,7 +281,7 @@ export class PhpRankServer {
 		for (const exchange of this.pending) exchange.drop();
 		this.pending.clear();
 		// A handler in the middle of its work (an analysis) finishes it in the data it started with, now discarded.
-		this.store = new PhpRankStore(this.options.users);
+		this.store = new PhpRankStore(this.options.users, this.settings.points);
 		this.clearRequests();
 		this.faults.clear();
 		this.releaseHeld();
@@ -303,7 +315,7 @@ export class PhpRankServer {
 			const quality = this.settings.changedPages.get(target.url)?.quality;
 			const now = nowInSeconds();
 			const times = { generatedAt: now, createdAt: now, updatedAt: now };
-			const fields = { ...target, score: scorePage(target.targetUrl, quality), privacy: 0, password: null, ...times };
+			const fields = { ...target, score: scorePage(target.targetUrl, quality, this.settings.points), privacy: 0, password: null, ...times };
 			return this.store.insertReport(userId, quality === undefined ? fields : { ...fields, quality }).id;
 		});
 	}

@@ -20,6 +20,7 @@ const OPTIONS: Record<string, [string, string]> = {
 	'api-key': ['<key>', 'API key of the default user'],
 	'no-project-delete-hazard': ['', 'do not delete the extra report when a project is deleted'],
 	'sorts-by-generated-at': ['', 'sort reports by sort_by=generated_at, which phpRank 1.5 replaces with id'],
+	'report-score': ['<h,m,l>', "points of a high, medium and low check in a score (default phpRank's 10,5,0)"],
 };
 
 const USAGE = `Options:\n${Object.entries(OPTIONS)
@@ -41,6 +42,13 @@ async function main(): Promise<void> {
 		if (!Number.isFinite(parsed) || parsed < 0) throw new Error(`--${name} needs a non-negative number, got "${value}"`);
 		return parsed;
 	};
+	const points = (name: string) => {
+		const value = text(name);
+		if (value === undefined) return undefined;
+		const [high, medium, low] = value.split(',').map(Number);
+		if (value.split(',').length !== 3) throw new Error(`--${name} needs three points, high,medium,low (e.g. 10,5,0), got "${value}"`);
+		return { high, medium, low };
+	};
 	const maxAttempts = number('rate-limit');
 	const apiKey = text('api-key');
 	const server = await startPhpRankServer({
@@ -60,6 +68,7 @@ async function main(): Promise<void> {
 		maxReportsPerUser: number('max-reports'),
 		projectDeleteHazard: !values['no-project-delete-hazard'],
 		sortsByGeneratedAt: values['sorts-by-generated-at'] === true,
+		reportScore: points('report-score'),
 		users: apiKey ? [{ ...DEFAULT_USER, apiKey }] : undefined,
 	});
 	process.stdout.write(`${JSON.stringify({ url: server.url, apiKey: server.apiKey })}\n`);

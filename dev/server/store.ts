@@ -1,5 +1,6 @@
 /** In-memory data of the server: users, their reports and the projects derived from them, and sample data. */
-import { scorePage } from './analysis';
+import { DEFAULT_POINTS, scorePage } from './analysis';
+import type { Points } from './analysis';
 import { parseReportTarget } from './reportUrl';
 import { PhpRankUser, ProjectState, ReportState, SeedOptions } from './types';
 
@@ -71,7 +72,10 @@ export class PhpRankStore {
 	/** The database is down (a restart, a failover): every write fails, so nothing is stored. */
 	down = false;
 
-	constructor(readonly users: readonly PhpRankUser[]) {}
+	constructor(
+		readonly users: readonly PhpRankUser[],
+		private readonly points: Points = DEFAULT_POINTS,
+	) {}
 
 	/** The first user with the key, as Laravel's `where(api_token)->first()` finds it. */
 	userByApiKey(apiKey: string): PhpRankUser | undefined {
@@ -178,7 +182,7 @@ export class PhpRankStore {
 			if (!target) throw new Error(`Cannot seed a report for project "${hosts[i % hosts.length]}"`);
 			const time = start + i * SECONDS_BETWEEN_SEEDED_REPORTS;
 			const privacy = i % 10 === 3 ? 1 : i % 10 === 7 ? 2 : 0;
-			const fields = { ...target, score: scorePage(target.targetUrl), privacy, password: privacy === 2 ? 'secret' : null };
+			const fields = { ...target, score: scorePage(target.targetUrl, undefined, this.points), privacy, password: privacy === 2 ? 'secret' : null };
 			const generatedAt = i % 4 === 2 ? time + (2 + ((i * 3) % 5)) * SECONDS_BETWEEN_SEEDED_REPORTS : time;
 			ids.push(this.insertReport(userId, { ...fields, generatedAt, createdAt: time, updatedAt: generatedAt }).id);
 		}

@@ -1,4 +1,5 @@
 /** Public types of the phpRank-compatible server. */
+import type { Points } from './analysis';
 import type { ReportTarget } from './reportUrl';
 
 export interface PhpRankUser {
@@ -54,6 +55,8 @@ export interface PhpRankServerOptions {
 	 * its page links say sort_by=id (default false, as 1.5).
 	 */
 	sortsByGeneratedAt?: boolean;
+	/** The operator's points per check importance (settings report_score_high|medium|low); phpRank's 10, 5 and 0 by default. */
+	reportScore?: Partial<Points>;
 }
 
 /** The deployment around PHP (see setDeployment); a key left out means none (analysisMs: 0). */

@@ -14,7 +14,7 @@ import { DOCUMENTED, runBrowserChecks } from '../lib/browser';
 import { assert, assertEqual, StepFailed, type Checks } from '../lib/checks';
 import { installIntoUserFolder, type PackedPackage } from '../../dev/n8n/communityPackage';
 import { DEMO_CREDENTIAL, demoCredential, PACKAGE_NODE_PREFIX, pointedAt, type Example, type WorkflowJson, type WorkflowNode } from '../../dev/n8n/examples';
-import { parseCliExecution, runManually, waitForExecution } from '../../dev/n8n/executions';
+import { itemsOf, parseCliExecution, runManually, waitForExecution } from '../../dev/n8n/executions';
 import { writingInto } from '../../dev/examples';
 import { dashboardExample, importDashboardCredential, runDashboardChecks } from '../lib/dashboard';
 import { runDataTableExamples, runHistoryChecks } from '../lib/dataTables';
@@ -59,6 +59,66 @@ export function outputFolderIn(work: string): string {
 	const folder = path.join(work, 'written');
 	mkdirSync(folder, { recursive: true });
 	return folder;
+}
+
+/**
+ * URLs as users type them that phpRank 1.5 stores in its own form (CONTRACT.md, "A report"): `'` kept, `[]` and
+ * non-ASCII escaped, `%xx` kept in its case, dot segments and the fragment dropped; `refused`: its url rule says 422.
+ */
+const URL_SHAPES: Array<{ url: string; refused?: true }> = [
+	...["/?who=it's", '/?who=they%27re', '/?q[]=x', '/?q=café', '/?q=caf%c3%a9', '/?q=a%20b', '/?q=a+b', '/blog/../about.html', '//about.html', '/page#part', '/?a=1&empty='].map(
+		(tail) => ({ url: `https://www.shapes.example${tail}` }),
+	),
+	{ url: 'HTTP://WWW.SHAPES.EXAMPLE/About' },
+	...['/?q=a|b', '/?q="a"', '/?q=<a>'].map((tail) => ({ url: `https://shapes.example${tail}`, refused: true as const })),
+];
+
+const URL_SHAPES_WORKFLOW = { id: 'phprankUrlShapes1', name: 'phpRank: the same URLs twice' };
+
+/** The URL shapes through Report > Create with Return the Existing Report, run twice as the editor runs a workflow. */
+async function checkUrlShapesFoundAgain(rest: N8nRest, n8nVersion: string, phpRank: PhpRankServer): Promise<string> {
+	phpRank.reset();
+	const workflow = chain(URL_SHAPES_WORKFLOW, [
+		{ name: 'When clicking Execute workflow', type: 'n8n-nodes-base.manualTrigger', parameters: {} },
+		{
+			name: 'Rows',
+			type: 'n8n-nodes-base.set',
+			typeVersion: 3.4,
+			parameters: { mode: 'raw', jsonOutput: JSON.stringify({ rows: URL_SHAPES.map(({ url }) => ({ url })) }), options: {} },
+		},
+		{ name: 'One item per row', type: 'n8n-nodes-base.splitOut', parameters: { fieldToSplitOut: 'rows', options: {} } },
+		{
+			name: 'Create SEO report',
+			type: NODE_TYPE,
+			parameters: { resource: 'report', operation: 'create', url: '={{ $json.url }}', ifReportExists: 'returnExisting' },
+			credentials: DEMO_REFERENCE,
+			onError: 'continueRegularOutput',
+		},
+	]);
+	// n8n 1.x gives a new workflow an id of its own.
+	const { id } = await rest.call<{ id: string }>('POST', '/rest/workflows', { ...workflow, active: false });
+	const run = async () => {
+		const executionId = await runManually(rest, n8nVersion, { ...workflow, id });
+		const execution = await waitForExecution(rest, executionId, 120_000);
+		assertEqual(execution.status, 'success', `status of execution ${executionId}`);
+		return itemsOf(execution, 'Create SEO report');
+	};
+	const posts = () => phpRank.requests.filter((request) => request.method === 'POST' && request.path.endsWith('/api/v1/reports')).length;
+	const accepted = URL_SHAPES.filter((shape) => !shape.refused);
+
+	const first = await run();
+	const createdFirst = posts();
+	assertEqual(first.map((item) => item.outcome ?? 'error'), URL_SHAPES.map((shape) => (shape.refused ? 'error' : 'created')), 'first run: outcome per row');
+	assertEqual(createdFirst, accepted.length, 'first run: creates the server received');
+	for (const [index, shape] of URL_SHAPES.entries()) {
+		if (shape.refused) assert(String(first[index].error).includes('a character phpRank refuses'), `row ${shape.url}: ${String(first[index].error)}`);
+	}
+	const second = await run();
+	assertEqual(posts() - createdFirst, 0, 'second run: creates the server received');
+	assertEqual(second.map((item) => item.id ?? 'error'), first.map((item) => item.id ?? 'error'), 'second run: the report of each row');
+	assertEqual(second.map((item) => item.outcome ?? 'error'), URL_SHAPES.map((shape) => (shape.refused ? 'error' : 'existing')), 'second run: outcome per row');
+	assertEqual(phpRank.reports().length, accepted.length, 'reports the server holds');
+	return `${accepted.length} reports created once (${[...new Set(first.map((item) => item.url).filter(Boolean))].slice(0, 3).join(', ')}, …), ${URL_SHAPES.length - accepted.length} refused; the second run: 0 creates`;
 }
 
 export interface LegContext {
@@ -249,6 +309,11 @@ export async function proveSingleInstance(leg: LegContext & { screenshotsDir: st
 				return `execution ${executionId}, ${calls} requests to the phpRank server`;
 			});
 		}
+
+		await checks.check(
+			`Report > Create with Return the Existing Report: ${URL_SHAPES.length} URL shapes run twice, the second run creates nothing and finds every URL phpRank accepts`,
+			async () => await checkUrlShapesFoundAgain(rest, install.n8nVersion, phpRank),
+		);
 
 		const toolType = typeNamed(TOOL_NODE_TYPE);
 		if (toolType) {

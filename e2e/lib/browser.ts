@@ -348,6 +348,21 @@ export async function runBrowserChecks(checks: Checks, options: BrowserCheckOpti
 			return `${shown.join(', ')}; ${file}, ${filled}`;
 		});
 
+		await check('browser: Include Per-Check Results shows on when added, as a workflow without it outputs the results', async () => {
+			await addToCollection(page, 'Add Option', 'Include Per-Check Results');
+			const input = page.locator('[data-test-id="parameter-input-includeResults"]').first();
+			await input.waitFor({ state: 'visible' });
+			// Element Plus's switch (n8n 1.x and 2.x) says its state in aria-checked and in its is-checked class.
+			const shown = await input.evaluate((element) => ({
+				ariaChecked: element.querySelector('[aria-checked]')?.getAttribute('aria-checked') ?? null,
+				isChecked: element.querySelector('.el-switch')?.classList.contains('is-checked') ?? null,
+			}));
+			const file = await screenshot('phprank-report-getmany-include-results.png');
+			assert(shown.ariaChecked !== null || shown.isChecked !== null, `no switch found in the option; ${file}`);
+			assert(shown.ariaChecked !== 'false' && shown.isChecked !== false, `the toggle shows off when added (${JSON.stringify(shown)}); ${file}`);
+			return `on (${JSON.stringify(shown)}); ${file}`;
+		});
+
 		await check('browser: the credential dialog tests the phpRank credential successfully', async () => {
 			const selected = await page.locator('[data-test-id="node-credentials-select"] input').first().inputValue();
 			assertEqual(selected, DEMO_CREDENTIAL.name, 'credential selected on the node');

@@ -110,12 +110,13 @@ const spreadsheetOffline: ExampleExpectation = {
 		assertEqual(itemsOf(execution, 'Row with its error').length, unreachable.length, 'items reaching "Row with its error"');
 
 		const inRowOrder = reports.map((report) => created.find((candidate) => candidate.id === report.id)!);
-		const bad = inRowOrder.filter((report) => report.score < 49);
+		// phpRank grades the score it stores, a whole number (48.57 is stored as 49: decent).
+		const bad = inRowOrder.filter((report) => report.result < 49);
 		assert(bad.length > 0 && bad.length < created.length, `expected a mix of grades, got ${bad.length} bad of ${created.length}`);
 		assertEqual(ids(itemsOf(execution, 'Grade is bad?', 0)), bad.map((report) => report.id), 'reports on the IF node\'s true branch (score below 49)');
 		assertEqual(
 			ids(itemsOf(execution, 'Grade is bad?', 1)),
-			inRowOrder.filter((report) => report.score >= 49).map((report) => report.id),
+			inRowOrder.filter((report) => report.result >= 49).map((report) => report.id),
 			'reports on the IF node\'s false branch',
 		);
 		assertEqual(

@@ -151,11 +151,12 @@ describe('examples/spreadsheet-to-seo-reports-offline.json', () => {
 	});
 
 	it('routes exactly the reports the server scored below 49 to the IF node\'s true branch', () => {
+		// phpRank grades the score it stores, a whole number (48.57 is stored as 49: decent).
 		const badIds = inRowOrder()
-			.filter((report) => report.score < 49)
+			.filter((report) => report.result < 49)
 			.map((report) => report.id);
 		const otherIds = inRowOrder()
-			.filter((report) => report.score >= 49)
+			.filter((report) => report.result >= 49)
 			.map((report) => report.id);
 
 		expect(badIds.length).toBeGreaterThan(0);

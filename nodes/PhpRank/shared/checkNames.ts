@@ -1,5 +1,5 @@
 /**
- * The titles phpRank's report page (in English) gives its checks, by the check's id in a report's `results`:
+ * The titles phpRank 1.5's report page (in English) gives its 33 checks, by the check's id in a report's `results`:
  * the words a person reads in a message, where the ids are what a workflow compares.
  */
 const CHECK_TITLES = new Map<string, string>([
@@ -10,7 +10,7 @@ const CHECK_TITLES = new Map<string, string>([
 	['image_keywords', 'Image keywords'],
 	['seo_friendly_url', 'SEO friendly URL'],
 	['404_page', '404 page'],
-	['robots', 'Robots'],
+	['robots', 'Robots.txt'],
 	['noindex', 'Noindex'],
 	['in_page_links', 'In-page links'],
 	['language', 'Language'],
@@ -20,9 +20,8 @@ const CHECK_TITLES = new Map<string, string>([
 	['page_size', 'Page size'],
 	['http_requests', 'HTTP requests'],
 	['image_format', 'Image format'],
-	['defer_javascript', 'Defer JavaScript'],
+	['defer_javascript', 'JavaScript defer'],
 	['dom_size', 'DOM size'],
-	['doctype', 'Doctype'],
 	['https_encryption', 'HTTPS encryption'],
 	['mixed_content', 'Mixed content'],
 	['server_signature', 'Server signature'],
@@ -30,16 +29,13 @@ const CHECK_TITLES = new Map<string, string>([
 	['plaintext_email', 'Plaintext email'],
 	['structured_data', 'Structured data'],
 	['meta_viewport', 'Meta viewport'],
-	['charset', 'Charset'],
+	['charset', 'Character set'],
 	['sitemap', 'Sitemap'],
 	['social', 'Social'],
 	['content_length', 'Content length'],
 	['text_html_ratio', 'Text to HTML ratio'],
 	['inline_css', 'Inline CSS'],
-	['deprecated_html', 'Deprecated HTML'],
-	['flash_content', 'Flash content'],
-	['iframes', 'Iframes'],
-	['minified', 'Minification'],
+	['deprecated_html_tags', 'Deprecated HTML'],
 ]);
 
 /** A check's title; a check a newer phpRank added gets its id made readable ("some_new_check" → "Some new check"). */

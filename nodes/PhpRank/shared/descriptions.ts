@@ -150,10 +150,10 @@ export const includeResultsOption: INodeProperties = {
 	displayName: 'Include Per-Check Results',
 	name: 'includeResults',
 	type: 'boolean',
-	// Adding it then does something where it is most used, a workflow: it leaves the results out. An AI agent's user turns it on.
-	default: false,
+	// Added, it shows what a workflow without it gets: an option named Include must not take the results away.
+	default: true,
 	description: 'Whether to output each report\'s per-check "results" beside its score, grade and failed checks',
-	hint: 'Off leaves out results (about 33 checks, several KB a report) and keeps score, grade and failedChecks. An AI Agent gets them only when this is on.',
+	hint: 'Off leaves out results (about 33 checks, several KB a report) and keeps score, grade and failedChecks. An AI Agent gets them only when this is added and on.',
 };
 
 export function optionsCollection(options: INodeProperties[]): INodeProperties {

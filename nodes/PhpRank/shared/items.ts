@@ -153,8 +153,8 @@ export function shapeProject(record: IDataObject): IDataObject {
 
 /**
  * How an item's reports are output: Options > Include Per-Check Results, on unless added and turned off in a
- * workflow, off unless added and turned on for an AI agent (n8n gives the tool variant a type name of its own), as
- * every check's entry crowds its context; `site` from the client.
+ * workflow, off for an AI agent unless added (it is on when added), as every check's entry crowds the agent's
+ * context (n8n gives the tool variant a type name of its own); `site` from the client.
  */
 export function reportShapeOf(context: IExecutePaginationFunctions, site: string): ReportShape {
 	const { includeResults } = context.getNodeParameter('options', {}) as IDataObject;

@@ -82,6 +82,8 @@ export function parseProjectName(context: NodeContext, value: unknown): string {
 
 // Laravel's url rule, which phpRank applies, wants the scheme's // and no white space or control characters.
 const ABSOLUTE_HTTP_URL = /^https?:\/\/[^\s/?#\\]+[^\s\\]*$/i;
+// Characters that rule refuses anywhere in a URL (phpRank answers 422 "The url format is invalid."); percent-encoded they pass.
+const REFUSED_BY_PHPRANK = /[\s|^"<>]/;
 
 /** Whether the text holds a control character, U+0000 to U+001F or U+007F. */
 function hasControlCharacter(text: string): boolean {
@@ -101,6 +103,13 @@ export function parseHttpUrl(context: NodeContext, field: string, value: unknown
 		} catch {
 			url = undefined;
 		}
+	}
+	if (typeof text === 'string' && /^https?:\/\/[^\s]/i.test(text) && REFUSED_BY_PHPRANK.test(text)) {
+		failInput(
+			context,
+			`${field} holds a character phpRank refuses (a space, | ^ " < >); got ${quoted(value)}`,
+			'Write it percent-encoded: a space as %20, | as %7C, ^ as %5E, " as %22, < as %3C, > as %3E.',
+		);
 	}
 	if (url === undefined || url.hostname === '') {
 		failInput(

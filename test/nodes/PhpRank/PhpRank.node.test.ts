@@ -106,10 +106,10 @@ describe('phpRank node description', () => {
 		expect(wait.typeOptions?.minValue).toBe(0);
 		// The hint says why an hour, not what the field is.
 		expect(wait.hint).toMatch(/1,000 rows take about 17 minutes, so an hour covers a big batch and a restart/);
-		// Added in a workflow, it leaves the results out; an AI agent's user turns it on to get them.
+		// An option named Include takes nothing away when added: it shows on, as a workflow without it outputs the results.
 		const results = nested(property('report', 'get', 'options'), 'includeResults');
-		expect(results).toMatchObject({ displayName: 'Include Per-Check Results', type: 'boolean', default: false });
-		expect(results.hint).toMatch(/^Off leaves out results .* An AI Agent gets them only when this is on\.$/);
+		expect(results).toMatchObject({ displayName: 'Include Per-Check Results', type: 'boolean', default: true });
+		expect(results.hint).toMatch(/^Off leaves out results .* An AI Agent gets them only when this is added and on\.$/);
 		expect(description.properties.filter((p) => p.name === 'maxWait')).toEqual([]);
 	});
 

@@ -6,7 +6,7 @@ import { LARGEST_PAGE_SIZE } from '../../shared/values';
 /**
  * phpRank keeps a report's URL in its own form, and names the report's project after the host. A URL
  * typed as https://www.Example.com/ and one typed as http://example.com are the same report to phpRank,
- * so reports are looked up and matched in that form.
+ * so reports are looked up and matched in that form, character by character as phpRank stores it.
  */
 export interface ReportAddress {
 	/** No scheme, no `www.`, no trailing slash on a bare host, the query kept: `example.com/blog/?page=2`. */
@@ -15,14 +15,64 @@ export interface ReportAddress {
 	project: string;
 }
 
-/** The address phpRank gives a report of `absoluteUrl`, an http(s) URL already checked by parseHttpUrl. */
+// What phpRank keeps as sent (RFC 3986's unreserved and sub-delims, ':', '@', '/', '?' in a query, an escape's '%');
+// any other character it writes as UTF-8 percent escapes in upper case: `[]` → `%5B%5D`, `é` → `%C3%A9`.
+const KEPT_IN_PATH = /[A-Za-z0-9\-._~!$&'()*+,;=:@/]/;
+const KEPT_IN_QUERY = /[A-Za-z0-9\-._~!$&'()*+,;=:@/?]/;
+
+function asStored(text: string, kept: RegExp): string {
+	let stored = '';
+	for (let index = 0; index < text.length; index++) {
+		const character = text[index];
+		if (character === '%') stored += /^[0-9A-Fa-f]{2}$/.test(text.slice(index + 1, index + 3)) ? '%' : '%25';
+		else if (kept.test(character)) stored += character;
+		else {
+			const codePoint = text.codePointAt(index)!;
+			const whole = String.fromCodePoint(codePoint);
+			index += whole.length - 1;
+			// Half a surrogate pair has no UTF-8: U+FFFD's, as a URL parser writes it.
+			stored += /[\ud800-\udfff]/.test(whole) ? '%EF%BF%BD' : encodeURIComponent(whole);
+		}
+	}
+	return stored;
+}
+
+/** RFC 3986's remove_dot_segments: `/blog/../about.html` → `/about.html`; `//about.html` stays. */
+function withoutDotSegments(path: string): string {
+	const output: string[] = [];
+	let input = path;
+	while (input !== '') {
+		if (input.startsWith('../')) input = input.slice(3);
+		else if (input.startsWith('./') || input.startsWith('/./')) input = input.slice(2);
+		else if (input === '/.') input = '/';
+		else if (input.startsWith('/../') || input === '/..') {
+			input = input === '/..' ? '/' : input.slice(3);
+			output.pop();
+		} else if (input === '.' || input === '..') input = '';
+		else {
+			const end = input.indexOf('/', 1);
+			const segment = end === -1 ? input : input.slice(0, end);
+			output.push(segment);
+			input = input.slice(segment.length);
+		}
+	}
+	return output.join('');
+}
+
+/**
+ * The address phpRank gives a report of `absoluteUrl`, an http(s) URL already checked by parseHttpUrl: host in lower
+ * case (the URL parser also drops a default port), path without dot segments, path and query escaped as phpRank
+ * escapes them (a URL parser would write `'` as `%27` and keep `[]`, and phpRank does the opposite), no fragment.
+ */
 export function reportAddressOf(absoluteUrl: string): ReportAddress {
-	// The URL parser lowercases the host and drops a default port, as phpRank's reading of the URL does.
-	const parsed = new URL(absoluteUrl);
+	const [, origin, rawPath, rawQuery = ''] = /^([a-z]+:\/\/[^/?#]*)([^?#]*)(?:\?([^#]*))?/is.exec(absoluteUrl)!;
+	const parsed = new URL(origin);
 	const project = parsed.hostname.replace(/^www\./, '');
 	const port = parsed.port === '' ? '' : `:${parsed.port}`;
-	const isBareHost = parsed.pathname === '/' && parsed.search === '';
-	return { url: `${project}${port}${isBareHost ? '' : parsed.pathname}${parsed.search}`, project };
+	const path = asStored(withoutDotSegments(rawPath === '' ? '/' : rawPath), KEPT_IN_PATH);
+	const query = asStored(rawQuery, KEPT_IN_QUERY);
+	const isBareHost = path === '/' && query === '';
+	return { url: `${project}${port}${isBareHost ? '' : path}${query === '' ? '' : `?${query}`}`, project };
 }
 
 /** A report's URL as the address its rows are matched on: host names match in any case, paths and queries exactly. */

@@ -121,6 +121,20 @@ describe('phpRank as an AI Agent tool', () => {
 		expect(compactText.length * 4).toBeLessThan(detailedText.length);
 	});
 
+	it('answers compactly without Include Per-Check Results, and with the per-check results once the option is added as the editor adds it', async () => {
+		const parameters = { resource: 'report', operation: 'get', reportId };
+		const option = (node.properties.find((property) => property.name === 'options' && property.displayOptions?.show?.operation?.includes('get'))!
+			.options as INodeProperties[]).find((candidate) => candidate.name === 'includeResults')!;
+		const without = await asAgent(parameters, {});
+		const added = await asAgent({ ...parameters, options: { includeResults: option.default } }, {});
+
+		expect(without.error).toBeUndefined();
+		expect(JSON.stringify(without.response)).not.toContain('"results"');
+		expect(JSON.stringify(without.response)).toContain('"failedChecks"');
+		expect(added.error).toBeUndefined();
+		expect(JSON.stringify(added.response)).toContain('"results"');
+	});
+
 	it('lets the model ask for the per-check results through $fromAI', async () => {
 		const parameters = {
 			resource: 'report',

@@ -1,6 +1,13 @@
+import type { INodeProperties } from 'n8n-workflow';
+import { PhpRank } from '../../../../../nodes/PhpRank/PhpRank.node';
 import { apiRequests, byId, failedCheckNamesOnServer, failedChecksOnServer, fromList, inputErrorOf, runPhpRank, useServer } from '../../../../support/phpRank';
 
 const server = useServer({}, (phpRank) => phpRank.seedReports(12));
+
+function includeResultsOption(): INodeProperties {
+	const options = new PhpRank().description.properties.find((property) => property.name === 'options' && property.displayOptions?.show?.operation?.includes('get'));
+	return (options!.options as INodeProperties[]).find((option) => option.name === 'includeResults')!;
+}
 
 const get = (reportId: unknown) => ({ resource: 'report', operation: 'get', reportId });
 
@@ -31,6 +38,19 @@ describe('Report > Get', () => {
 		expect(Object.keys(full.results as object).length).toBeGreaterThan(30);
 		const { results: _results, ...rest } = full;
 		expect(lean).toEqual(rest);
+	});
+
+	it('keeps the per-check results when Include Per-Check Results is added from Options as the editor adds it, and leaves them out turned off', async () => {
+		// The editor adds an option with its default.
+		const added = { includeResults: includeResultsOption().default };
+		const without = (await runPhpRank(server(), get(byId('7')))).items[0].json;
+		const withAdded = (await runPhpRank(server(), { ...get(byId('7')), options: added })).items[0].json;
+		const turnedOff = (await runPhpRank(server(), { ...get(byId('7')), options: { includeResults: false } })).items[0].json;
+
+		expect(withAdded).toEqual(without);
+		expect(Object.keys(without.results as object).length).toBeGreaterThan(30);
+		expect(turnedOff).not.toHaveProperty('results');
+		expect(turnedOff.failedChecks).toEqual(without.failedChecks);
 	});
 
 	it('lists the checks the report failed by importance, in phpRank\'s order, also without the per-check results', async () => {
@@ -73,7 +93,7 @@ describe('Report > Get', () => {
 		const { items } = await runPhpRank(server(), get(byId('7')));
 
 		expect(items[0].json.failedChecks).toEqual({ high: ['meta_description', 'some_new_check'], medium: ['minified'], low: ['x', '404_page'] });
-		expect(items[0].json.failedCheckNames).toEqual({ high: ['Meta description', 'Some new check'], medium: ['Minification'], low: ['X', '404 page'] });
+		expect(items[0].json.failedCheckNames).toEqual({ high: ['Meta description', 'Some new check'], medium: ['Minified'], low: ['X', '404 page'] });
 	});
 
 	it.each([
