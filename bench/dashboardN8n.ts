@@ -6,10 +6,13 @@
  * the site's page requested again. n8n's own count of the tables' bytes (what it holds against
  * N8N_DATA_TABLES_MAX_SIZE_BYTES) gives the bytes a row, and from them the weeks each n8n line's default limit holds.
  *
- *   npm run bench:dashboard-n8n -- [--n8n 2.41.1] [--weeks 52] [--sites 5000,200] [--repeats 10]
+ *   npm run bench:dashboard-n8n -- [--n8n 2.41.1] [--weeks 52] [--sites 5000,200] [--repeats 10] [--statements]
+ *
+ * --statements turns on n8n's log of its database queries and counts those of each page on each table (the
+ * log slows n8n: the times are then not the dashboard's).
  *   npm run bench:dashboard-n8n -- --weeks 3 --sites 500,20 --repeats 2     a quick check that the case works
  */
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -20,7 +23,7 @@ import { activateWorkflow } from '../dev/n8n/executions';
 import { N8n, N8nRest } from '../dev/n8n/n8n';
 import { ensureN8n } from '../dev/n8n/n8nInstall';
 import { DEFAULT_RUNTIME, majorOf, N8N_RUNTIMES } from '../dev/n8n/n8nVersions';
-import { freePort } from '../dev/n8n/util';
+import { freePort, LOGS_DIR, sleep } from '../dev/n8n/util';
 import { auditHistory, runStart, runsToPrune, type AuditedSite } from './auditHistory';
 import { loadAverage, log, markdownTable, median, runScript } from './processes';
 
@@ -50,7 +53,7 @@ function options() {
 	if (!runtime) throw new Error(`--n8n ${version}: the versions are ${N8N_RUNTIMES.map((candidate) => candidate.n8nVersion).join(', ')}`);
 	const pages = (value('sites') ?? '5000,200').split(',').map(Number);
 	const sites: AuditedSite[] = pages.map((count, index) => ({ site: SITE_NAMES[index], pages: count }));
-	return { runtime, sites, weeks: Number(value('weeks') ?? 52), repeats: Number(value('repeats') ?? 10), argv };
+	return { runtime, sites, weeks: Number(value('weeks') ?? 52), repeats: Number(value('repeats') ?? 10), statements: argv.includes('--statements'), argv };
 }
 
 const tablesPath = (projectId: string) => `/rest/projects/${encodeURIComponent(projectId)}/data-tables`;
@@ -77,11 +80,27 @@ interface PageCase {
 	query: Record<string, string>;
 }
 
+/** n8n's query log, when it is on: how many statements each page sends to each table. */
+interface StatementLog {
+	file: string;
+	tables: Array<{ name: string; id: string }>;
+}
+
+const logSize = (file: string) => (existsSync(file) ? statSync(file).size : 0);
+
+async function statementsSince(log: StatementLog, offset: number): Promise<string> {
+	// n8n has written its log lines before the answer; they reach the file through its output pipe.
+	await sleep(300);
+	const written = readFileSync(log.file).subarray(offset).toString('utf8');
+	return log.tables.map(({ name, id }) => `${written.split(`FROM "data_table_user_${id}"`).length - 1} on ${name}`).join(', ');
+}
+
 /** Each page requested once a round, `rounds` times: a slower moment of the machine falls on every page alike. */
-async function requestPages(n8nPid: number, url: string, authorization: string, cases: PageCase[], rounds: number) {
-	const results = cases.map(() => ({ times: [] as number[], cpu: [] as number[], bytes: 0, points: 0 }));
+async function requestPages(n8nPid: number, url: string, authorization: string, cases: PageCase[], rounds: number, log?: StatementLog) {
+	const results = cases.map(() => ({ times: [] as number[], cpu: [] as number[], bytes: 0, points: 0, statements: '' }));
 	for (let round = 0; round < rounds; round++) {
 		for (const [index, { query }] of cases.entries()) {
+			const logOffset = log ? logSize(log.file) : 0;
 			const cpuBefore = cpuMs(n8nPid);
 			const started = process.hrtime.bigint();
 			const answer = await fetch(`${url}?${new URLSearchParams(query).toString()}`, { headers: { authorization } });
@@ -91,13 +110,15 @@ async function requestPages(n8nPid: number, url: string, authorization: string, 
 			if (answer.status !== 200) throw new Error(`${cases[index].label}: status ${answer.status}: ${html.slice(0, 300)}`);
 			results[index].bytes = Buffer.byteLength(html);
 			results[index].points = (html.match(/data-score="/g) ?? []).length;
+			if (log) results[index].statements = await statementsSince(log, logOffset);
 		}
 	}
 	return cases.map(({ label }, index) => {
-		const { times, cpu, bytes, points } = results[index];
+		const { times, cpu, bytes, points, statements } = results[index];
 		const middle = median(times);
 		const spread = (values: number[]) => `${Math.min(...values).toFixed(0)}-${Math.max(...values).toFixed(0)}`;
-		return [label, middle.toFixed(0), spread(times), median(cpu).toFixed(0), spread(cpu), (bytes / 1024).toFixed(1), points, middle < GOAL_MS ? 'yes' : 'no'];
+		const row = [label, middle.toFixed(0), spread(times), median(cpu).toFixed(0), spread(cpu), (bytes / 1024).toFixed(1), points, middle < GOAL_MS ? 'yes' : 'no'];
+		return log ? [...row, statements] : row;
 	});
 }
 
@@ -127,7 +148,7 @@ function describeWeeks(weeks: number | undefined): string {
 }
 
 async function main() {
-	const { runtime, sites, weeks, repeats, argv } = options();
+	const { runtime, sites, weeks, repeats, statements, argv } = options();
 	const pageRows = weeks * sites.reduce((sum, { pages }) => sum + pages, 0);
 	log(
 		`Machine: ${os.availableParallelism()} CPUs, ${os.cpus()[0]?.model ?? 'unknown'}, ${(os.totalmem() / 1024 ** 3).toFixed(1)} GiB memory`,
@@ -140,7 +161,9 @@ async function main() {
 	const work = mkdtempSync(path.join(os.tmpdir(), 'phprank-bench-dashboard-'));
 	process.once('exit', () => rmSync(work, { recursive: true, force: true }));
 	const userFolder = path.join(work, 'home');
-	const n8n = new N8n(install, { userFolder, logs: `bench-dashboard-${runtime.n8nVersion}/`, env: { N8N_DATA_TABLES_MAX_SIZE_BYTES: String(BENCH_LIMIT_BYTES) } });
+	const logs = `bench-dashboard-${runtime.n8nVersion}/`;
+	const queryLog = statements ? { DB_LOGGING_ENABLED: 'true', DB_LOGGING_OPTIONS: 'query' } : {};
+	const n8n = new N8n(install, { userFolder, logs, env: { N8N_DATA_TABLES_MAX_SIZE_BYTES: String(BENCH_LIMIT_BYTES), ...queryLog } });
 
 	const example = loadExamples().find((candidate) => candidate.file === DASHBOARD);
 	const webhook = example?.workflow.nodes.find((node) => node.type === 'n8n-nodes-base.webhook');
@@ -192,11 +215,15 @@ async function main() {
 			...(small ? [{ label: `${small.site} (${small.pages} pages): the latest run against the one before`, query: { site: small.site } }] : []),
 			{ label: 'list of sites', query: {} },
 		];
-		const header = ['page', 'median, ms', 'fastest-slowest, ms', 'n8n CPU, ms', 'CPU fewest-most, ms', 'HTML, KiB', 'chart points', `under ${GOAL_MS / 1000} s`];
+		const header = ['page', 'median, ms', 'fastest-slowest, ms', 'n8n CPU, ms', 'CPU fewest-most, ms', 'HTML, KiB', 'chart points', `under ${GOAL_MS / 1000} s`, ...(statements ? ['statements'] : [])];
+		const statementLog = statements
+			? { file: path.join(LOGS_DIR, `${logs}n8n-start.log`), tables: Object.values(AUDIT_HISTORY_TABLES).map(({ name }) => ({ name, id: ids[name] })) }
+			: undefined;
+		if (statementLog) log("n8n's query log is on: the times below include writing it.", '');
 		const first = await requestPages(pid, url, authorization, cases.slice(0, 1), 1);
 		log(`First page after publishing (n8n loading what the workflow needs): ${first[0][1]} ms`, '');
 		log(`Unpruned: ${pageRows} page rows; each page ${repeats} times, load average ${loadAverage()}`);
-		log(...markdownTable(header, await requestPages(pid, url, authorization, cases, repeats)), `Load average after: ${loadAverage()}`, '');
+		log(...markdownTable(header, await requestPages(pid, url, authorization, cases, repeats, statementLog)), `Load average after: ${loadAverage()}`, '');
 
 		const pruneAt = Date.parse(runStart(weeks, 0)) - 25 * 3_600_000;
 		const pruned = runsToPrune(runs, pruneAt);
@@ -211,7 +238,7 @@ async function main() {
 		const afterPruning = await tableBytes(rest, ids);
 		log(`Pruned as the pruning example does on ${new Date(pruneAt).toISOString()}: ${pruned.length} runs deleted in ${((Date.now() - pruning) / 1000).toFixed(0)} s, ${keptRows} page rows kept`);
 		log(`Pruned: each page ${repeats} times, load average ${loadAverage()}`);
-		log(...markdownTable(header, await requestPages(pid, url, authorization, cases.slice(0, 2), repeats)), `Load average after: ${loadAverage()}`, '');
+		log(...markdownTable(header, await requestPages(pid, url, authorization, cases.slice(0, 2), repeats, statementLog)), `Load average after: ${loadAverage()}`, '');
 
 		const database = path.join(userFolder, '.n8n', 'database.sqlite');
 		log(
