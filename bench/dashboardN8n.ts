@@ -2,15 +2,15 @@
  * The site health dashboard in a real n8n with its SQLite database: a year of weekly audits of a 5,000-page site
  * and a 200-page site (52 × 5,200 = 270,400 rows of phprank_audit_pages) written through n8n's REST API, the
  * dashboard example published with its Basic Auth credential, and its pages requested over HTTP, round after round,
- * the median and the spread kept. Then the history is pruned as `examples/audit-history-pruning.json` prunes it, and
+ * the median and the spread kept, with the CPU time n8n's process spent on each. Then the history is pruned as `examples/audit-history-pruning.json` prunes it, and
  * the site's page requested again. n8n's own count of the tables' bytes (what it holds against
  * N8N_DATA_TABLES_MAX_SIZE_BYTES) gives the bytes a row, and from them the weeks each n8n line's default limit holds.
  *
  *   npm run bench:dashboard-n8n -- [--n8n 2.41.1] [--weeks 52] [--sites 5000,200] [--repeats 10] [--statements]
+ *   npm run bench:dashboard-n8n -- --weeks 3 --sites 500,20 --repeats 2     a quick check that the case works
  *
  * --statements turns on n8n's log of its database queries and counts those of each page on each table (the
  * log slows n8n: the times are then not the dashboard's).
- *   npm run bench:dashboard-n8n -- --weeks 3 --sites 500,20 --repeats 2     a quick check that the case works
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
@@ -52,6 +52,9 @@ function options() {
 	const runtime = N8N_RUNTIMES.find((candidate) => candidate.n8nVersion === version);
 	if (!runtime) throw new Error(`--n8n ${version}: the versions are ${N8N_RUNTIMES.map((candidate) => candidate.n8nVersion).join(', ')}`);
 	const pages = (value('sites') ?? '5000,200').split(',').map(Number);
+	if (pages.length > SITE_NAMES.length || pages.some((count) => !Number.isInteger(count) || count < 1)) {
+		throw new Error(`--sites: up to ${SITE_NAMES.length} page counts, e.g. 5000,200`);
+	}
 	const sites: AuditedSite[] = pages.map((count, index) => ({ site: SITE_NAMES[index], pages: count }));
 	return { runtime, sites, weeks: Number(value('weeks') ?? 52), repeats: Number(value('repeats') ?? 10), statements: argv.includes('--statements'), argv };
 }
