@@ -3,69 +3,24 @@
  * phprank_audit_pages, 52 of phprank_audit_runs) in dev/engine's in-memory Data tables, and the dashboard example
  * served from its Webhook node in n8n's engine: the site's page (the latest run against the one before) and the
  * compare of the first run with the latest, each a few times, the median kept. The tables are in memory: what a
- * database adds to read them is not measured here.
+ * database adds to read them is measured in a real n8n by bench/dashboardN8n.ts.
  *
  *   npm run bench:dashboard -- [pages=5000] [runs=52] [repeats=5]
  *   npm run bench:dashboard -- 200 10 2     a quick check that the case works
  */
-import type { DataTableRow } from 'n8n-workflow';
-
 import { AUDIT_HISTORY_TABLES, auditHistoryTables, loadExampleWorkflow } from '../dev/examples';
-import { CHECK_NAMES } from '../dev/server/analysis';
 import { runWebhook } from '../dev/engine';
 import type { InMemoryDataTables } from '../dev/engine';
+import { auditHistory } from './auditHistory';
 import { describeRun, log, markdownTable, median, runScript } from './processes';
 
 const SITE = 'shop.example.com';
-const WEEK_MS = 7 * 86_400_000;
-const FIRST_RUN = Date.parse('2025-11-24T06:00:00.000Z');
 const GOAL_MS = 2000;
 
-/** A repeatable pseudo-random sequence (mulberry32): the same history on every machine. */
-function random(seed: number): () => number {
-	let state = seed;
-	return () => {
-		state = (state + 0x6d2b79f5) | 0;
-		let t = Math.imul(state ^ (state >>> 15), 1 | state);
-		t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-	};
-}
-
-/** The rows a weekly audit writes: each page's score drifting a little from week to week, up to 2 + 3 + 3 failed checks. */
 function writeHistory(tables: InMemoryDataTables, pages: number, runs: number): void {
-	const next = random(42);
-	const quality = Array.from({ length: pages }, () => next());
-	const pick = (count: number, offset: number) => Array.from({ length: count }, (_, index) => CHECK_NAMES[(offset + index * 7) % CHECK_NAMES.length]).join(', ');
-	for (let run = 0; run < runs; run++) {
-		const runId = new Date(FIRST_RUN + run * WEEK_MS).toISOString();
-		const rows: DataTableRow[] = [];
-		let total = 0;
-		const grades = { good: 0, decent: 0, bad: 0 };
-		for (let page = 0; page < pages; page++) {
-			quality[page] = Math.min(1, Math.max(0, quality[page] + (next() - 0.5) * 0.1));
-			const score = Math.round(30 + quality[page] * 65);
-			const grade = score >= 80 ? 'good' : score >= 49 ? 'decent' : 'bad';
-			const failing = Math.round((1 - quality[page]) * 8);
-			total += score;
-			grades[grade]++;
-			rows.push({
-				runId,
-				runAt: runId,
-				site: SITE,
-				url: `https://www.${SITE}/products/item-${String(page).padStart(5, '0')}`,
-				score,
-				grade,
-				failedHigh: pick(Math.min(2, failing), page) || null,
-				failedMedium: pick(Math.min(3, Math.max(0, failing - 2)), page + 1) || null,
-				failedLow: pick(Math.min(3, Math.max(0, failing - 5)), page + 2) || null,
-				reportId: run * pages + page + 1,
-				reportUrl: `https://phprank.example.com/reports/${page + 1}`,
-				error: null,
-			});
-		}
-		tables.insert(AUDIT_HISTORY_TABLES.pages.name, rows);
-		tables.insert(AUDIT_HISTORY_TABLES.runs.name, [{ runId, runAt: runId, site: SITE, pages, averageScore: Math.round((total / pages) * 10) / 10, ...grades, notAnalyzed: 0 }]);
+	for (const { pageRows, runRow } of auditHistory([{ site: SITE, pages }], runs)) {
+		tables.insert(AUDIT_HISTORY_TABLES.pages.name, pageRows);
+		tables.insert(AUDIT_HISTORY_TABLES.runs.name, [runRow]);
 	}
 }
 

@@ -30,6 +30,8 @@ interface N8nOptions {
 	queue?: QueueSetup;
 	/** A folder the workflows may write files into, besides examples/ which they read. */
 	outputFolder?: string;
+	/** n8n settings of this process's own, e.g. `N8N_DATA_TABLES_MAX_SIZE_BYTES`. */
+	env?: NodeJS.ProcessEnv;
 }
 
 /** Keys from the calling environment that would change how n8n behaves. */
@@ -88,6 +90,7 @@ export class N8n {
 				// n8n 1.x runs executions started from the editor in the main process unless told otherwise; 2.x offloads them.
 				OFFLOAD_MANUAL_EXECUTIONS_TO_WORKERS: 'true',
 			}),
+			...this.options.env,
 			...extra,
 		};
 	}

@@ -85,6 +85,7 @@ function startProcess(name: string, [command, ...args]: string[], options: Proce
 	// Listed until stop(), even once exited: what it started may still run in its group.
 	running.set(child, stop);
 	return {
+		pid: child.pid,
 		/** Everything written so far, stdout and stderr interleaved. */
 		output: () => output,
 		/** What it wrote to stdout alone (`npm pack --json`, `n8n execute --rawOutput`). */
