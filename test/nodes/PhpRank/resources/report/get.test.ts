@@ -70,13 +70,14 @@ describe('Report > Get', () => {
 
 	it('names each failed check right after the ids, as phpRank\'s report page titles it, also without the per-check results', async () => {
 		const full = (await runPhpRank(server(), get(byId('7')))).items[0].json;
-		const lean = (await runPhpRank(server(), { ...get(byId('7')), options: { omitResults: true } })).items[0].json;
+		const lean = (await runPhpRank(server(), { ...get(byId('7')), options: { includeResults: false } })).items[0].json;
 
 		const keys = Object.keys(full);
 		expect(keys.indexOf('failedCheckNames')).toBe(keys.indexOf('failedChecks') + 1);
 		expect(full.failedCheckNames).toEqual(failedCheckNamesOnServer(server().reports().find((report) => report.id === 7)!));
 		expect(Object.values(full.failedCheckNames as object).flat().length).toBeGreaterThan(0);
 		expect(lean.failedCheckNames).toEqual(full.failedCheckNames);
+		expect(lean).not.toHaveProperty('results');
 	});
 
 	it('names a check this node does not know by its id made readable, and the checks it knows by their titles', async () => {
