@@ -31,7 +31,7 @@ export async function startSmtpInbox({ refused = [] }: { refused?: string[] } = 
 		disabledCommands: ['STARTTLS'],
 		authOptional: true,
 		// n8n's SMTP credential may carry a user and password: any is taken.
-		onAuth: (auth, _session, callback) => callback(null, { user: auth.username ?? 'n8n' }),
+		onAuth: (auth, _smtpTransaction, callback) => callback(null, { user: auth.username ?? 'n8n' }),
 		onRcptTo: (address, _smtpTransaction, callback) => {
 			if (!refused.includes(address.address)) return callback();
 			callback(Object.assign(new Error(`<${address.address}>: ${REFUSAL}`), { responseCode: 550 }));
