@@ -3,7 +3,7 @@ import type { PhpRankServer } from '../../dev/server';
 import { AUDIT_HISTORY_TABLES, auditHistoryTables, checkTitlesOf, emailsAsItems, loadExampleWorkflow, monthlyReportText } from '../../dev/examples';
 import { runWorkflow } from '../../dev/engine';
 import type { InMemoryDataTables, RunResult, WorkflowFixture } from '../../dev/engine';
-import { PHPRANK_CHECK_TITLES } from './phpRankCheckTitles';
+import { PHPRANK_CHECK_TITLES } from '../support/phpRankChecks';
 
 const FILE = 'monthly-client-report.json';
 const CHANGED_PAGE = 'https://www.brewshop.example/pricing';

@@ -5,7 +5,7 @@ import type { PhpRankServer } from '../../dev/server';
 import { AUDIT_HISTORY_TABLES, auditHistoryTables, checkTitlesOf, loadExampleWorkflow } from '../../dev/examples';
 import { runWebhook, runWorkflow } from '../../dev/engine';
 import type { InMemoryDataTables } from '../../dev/engine';
-import { PHPRANK_CHECK_TITLES } from './phpRankCheckTitles';
+import { PHPRANK_CHECK_TITLES } from '../support/phpRankChecks';
 
 const WORKFLOW_FILE = 'site-health-dashboard.json';
 const SITE = 'brewshop.example';

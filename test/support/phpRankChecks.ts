@@ -40,3 +40,6 @@ export const PHPRANK_CHECKS: ReadonlyArray<readonly [id: string, title: string, 
 
 /** phpRank's default points per importance (operator settings report_score_high|medium|low). */
 export const PHPRANK_POINTS = { high: 10, medium: 5, low: 0 } as const;
+
+/** The titles by check id, as a workflow's table of them holds them. */
+export const PHPRANK_CHECK_TITLES: Record<string, string> = Object.fromEntries(PHPRANK_CHECKS.map(([id, title]) => [id, title]));
