@@ -1,7 +1,7 @@
 import { startPhpRankServer } from '../../dev/server';
 import type { PhpRankServer } from '../../dev/server';
 import { SITE_INDEX_FILE } from '../../dev/server/site';
-import { auditHistoryTables, loadExampleWorkflow } from '../../dev/examples';
+import { auditHistoryTables, loadExampleWorkflow, slackMessagesAsItems } from '../../dev/examples';
 import { runWorkflow } from '../../dev/engine';
 import type { WorkflowFixture } from '../../dev/engine';
 
@@ -23,12 +23,10 @@ afterAll(async () => await server.close());
  * the bundled server's sitemap to audit, and what `pinned` gives as the named nodes' output.
  */
 function slackExample(pinned: Record<string, Array<Record<string, unknown>>>): WorkflowFixture {
-	const workflow = loadExampleWorkflow(WORKFLOW_FILE, { server });
+	const workflow = slackMessagesAsItems(loadExampleWorkflow(WORKFLOW_FILE, { server }));
 	const nodes = workflow.nodes.map((node) => {
-		if (node.name === 'Sitemap to audit') return JSON.parse(JSON.stringify(node).replace('https://www.example.com/sitemap.xml', `${server.url}/__site/${SITE_INDEX_FILE}`)) as typeof node;
-		if (node.name !== SLACK) return node;
-		const assignments = [{ id: 'text', name: 'text', value: node.parameters.text, type: 'string' }];
-		return { ...node, type: 'n8n-nodes-base.set', typeVersion: 3.4, parameters: { mode: 'manual', assignments: { assignments }, options: {} }, credentials: undefined };
+		if (node.name !== 'Sitemap to audit') return node;
+		return JSON.parse(JSON.stringify(node).replace('https://www.example.com/sitemap.xml', `${server.url}/__site/${SITE_INDEX_FILE}`)) as typeof node;
 	});
 	return { ...workflow, nodes, pinData: { [TRIGGER]: [{ timestamp: '2026-11-30T06:00:00.000+00:00' }], ...pinned } };
 }
