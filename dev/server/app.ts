@@ -93,7 +93,6 @@ class Exchange {
 
 const hostForUrl = (host: string) => (host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host);
 
-/** A phpRank 1.5-compatible server (see README.md); start one with startPhpRankServer. */
 /** The operator's points over phpRank's defaults; scores need some check to be worth a point. */
 function pointsOf(reportScore: Partial<Points> = {}): Points {
 	const points = { ...DEFAULT_POINTS, ...reportScore };
@@ -104,6 +103,7 @@ function pointsOf(reportScore: Partial<Points> = {}): Points {
 	return points;
 }
 
+/** A phpRank 1.5-compatible server (see README.md); start one with startPhpRankServer. */
 export class PhpRankServer {
 	/** Base URL including basePath, e.g. http://127.0.0.1:40123/phprank */
 	url = '';
