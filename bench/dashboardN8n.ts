@@ -17,12 +17,12 @@ import os from 'node:os';
 import path from 'node:path';
 
 import { AUDIT_HISTORY_TABLES } from '../dev/examples';
-import { ensureDataTables, personalProjectId } from '../dev/n8n/dataTables';
-import { loadExamples, withDataTableIds, type WorkflowJson } from '../dev/n8n/examples';
+import { ensureDataTables, insertDataTableRows, personalProjectId, pickDataTablesAsOn1x } from '../dev/n8n/dataTables';
+import { loadExamples } from '../dev/n8n/examples';
 import { activateWorkflow } from '../dev/n8n/executions';
 import { N8n, N8nRest } from '../dev/n8n/n8n';
 import { ensureN8n } from '../dev/n8n/n8nInstall';
-import { DEFAULT_RUNTIME, majorOf, N8N_RUNTIMES } from '../dev/n8n/n8nVersions';
+import { DEFAULT_RUNTIME, N8N_RUNTIMES } from '../dev/n8n/n8nVersions';
 import { freePort, LOGS_DIR, sleep } from '../dev/n8n/util';
 import { auditHistory, runStart, runsToPrune, type AuditedSite } from './auditHistory';
 import { loadAverage, log, markdownTable, median, runScript } from './processes';
@@ -184,14 +184,11 @@ async function main() {
 		await rest.login(OWNER);
 		const projectId = await personalProjectId(rest);
 		const ids = await ensureDataTables(rest, projectId, Object.values(AUDIT_HISTORY_TABLES));
-		const insert = async (table: string, data: unknown[]) =>
-			await rest.call('POST', `${tablesPath(projectId)}/${encodeURIComponent(ids[table])}/insert`, { data, returnType: 'count' });
-
 		const filling = Date.now();
 		const runs: Array<{ site: string; runId: string }> = [];
 		for (const { site, runId, pageRows: rows, runRow } of auditHistory(sites, weeks)) {
-			await insert(AUDIT_HISTORY_TABLES.pages.name, rows);
-			await insert(AUDIT_HISTORY_TABLES.runs.name, [runRow]);
+			await insertDataTableRows(rest, projectId, ids[AUDIT_HISTORY_TABLES.pages.name], rows);
+			await insertDataTableRows(rest, projectId, ids[AUDIT_HISTORY_TABLES.runs.name], [runRow]);
 			runs.push({ site, runId });
 		}
 		const year = await tableBytes(rest, ids);
@@ -199,11 +196,7 @@ async function main() {
 		const bytesPerPageRow = year.pages / pageRows;
 		const bytesPerRunRow = year.runs / runs.length;
 
-		if (majorOf(install.n8nVersion) < 2) {
-			// n8n 1.x's Data table node finds a table by ID only: picked as the example's notes tell a 1.x user.
-			const stored = await rest.call<WorkflowJson & { versionId: string }>('GET', `/rest/workflows/${example.id}`);
-			await rest.call('PATCH', `/rest/workflows/${example.id}`, { versionId: stored.versionId, nodes: withDataTableIds(stored, ids).nodes });
-		}
+		await pickDataTablesAsOn1x(rest, install.n8nVersion, example.id, ids);
 		await activateWorkflow(rest, install.n8nVersion, { workflowId: example.id });
 		const pid = running.pid;
 		if (pid === undefined) throw new Error('n8n has no process ID');

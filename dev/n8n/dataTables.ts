@@ -2,7 +2,9 @@
  * n8n's Data tables through its REST API, as the editor's Data tables page makes and reads them (n8n 1.x and 2.x:
  * `/rest/projects/:projectId/data-tables`). Tables belong to a project; workflows reach the tables of their own.
  */
+import { withDataTableIds, type WorkflowJson } from './examples';
 import type { N8nRest } from './n8n';
+import { majorOf } from './n8nVersions';
 
 export interface DataTableDefinition {
 	name: string;
@@ -49,4 +51,24 @@ export async function dataTableRows(rest: N8nRest, projectId: string, tableId: s
 		if (rows.length >= page.count) return rows;
 		if (page.data.length === 0) throw new Error(`table ${tableId} says it holds ${page.count} rows, ${rows.length} were read`);
 	}
+}
+
+/** Rows a request: a 5,000-page run's rows in one, well under n8n's 16 MiB request limit. */
+const INSERT_BATCH = 5_000;
+
+/** Rows written into a table through the REST API, in the order given, as the Data tables page adds them. */
+export async function insertDataTableRows(rest: N8nRest, projectId: string, tableId: string, rows: ReadonlyArray<Record<string, unknown>>): Promise<void> {
+	for (let start = 0; start < rows.length; start += INSERT_BATCH) {
+		await rest.call('POST', `${tablesPath(projectId)}/${encodeURIComponent(tableId)}/insert`, { data: rows.slice(start, start + INSERT_BATCH), returnType: 'count' });
+	}
+}
+
+/**
+ * On n8n 1.x, whose Data table node finds a table by ID only, the stored workflow saved with its tables picked in the
+ * nodes its notes name (withDataTableIds), as a 1.x user following them does; n8n 2.x finds them by name as they are.
+ */
+export async function pickDataTablesAsOn1x(rest: N8nRest, n8nVersion: string, workflowId: string, ids: Record<string, string>): Promise<void> {
+	if (majorOf(n8nVersion) >= 2) return;
+	const stored = await rest.call<WorkflowJson & { versionId: string }>('GET', `/rest/workflows/${workflowId}`);
+	await rest.call('PATCH', `/rest/workflows/${workflowId}`, { versionId: stored.versionId, nodes: withDataTableIds(stored, ids).nodes });
 }

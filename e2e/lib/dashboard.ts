@@ -16,13 +16,12 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 
 import type { PhpRankServer } from '../../dev/server';
 import { AUDIT_HISTORY_TABLES } from '../../dev/examples';
-import { dataTableRows, ensureDataTables, personalProjectId } from '../../dev/n8n/dataTables';
-import { withDataTableIds, type Example, type WorkflowJson } from '../../dev/n8n/examples';
+import { dataTableRows, ensureDataTables, insertDataTableRows, personalProjectId, pickDataTablesAsOn1x } from '../../dev/n8n/dataTables';
+import type { Example } from '../../dev/n8n/examples';
 import { activateWorkflow, runManually, waitForExecution } from '../../dev/n8n/executions';
 import type { N8n, N8nRest } from '../../dev/n8n/n8n';
 import { majorOf } from '../../dev/n8n/n8nVersions';
 import { assert, assertEqual, type Checks } from './checks';
-import { insertRows } from './monthlyReport';
 
 const DASHBOARD_EXAMPLE = 'site-health-dashboard.json';
 const SITE_AUDIT_EXAMPLE = 'site-audit-offline.json';
@@ -114,16 +113,12 @@ export async function runDashboardChecks(checks: Checks, context: DashboardConte
 			run: { runId, runAt: runId, site: HOSTILE_SITE, pages: 1, averageScore, good: 0, decent: 0, bad: 1, notAnalyzed: 0 },
 			page: { runId, runAt: runId, site: HOSTILE_SITE, url: HOSTILE_URL, score: averageScore, grade: 'bad', failedHigh: 'title', failedMedium: '', failedLow: '', reportId: 7, reportUrl: `${phpRank.url}/reports/7?a=1&b=2`, error: '' },
 		}));
-		await insertRows(rest, projectId, ids[AUDIT_HISTORY_TABLES.runs.name], rows.map((row) => row.run));
-		await insertRows(rest, projectId, ids[AUDIT_HISTORY_TABLES.pages.name], rows.map((row) => row.page));
+		await insertDataTableRows(rest, projectId, ids[AUDIT_HISTORY_TABLES.runs.name], rows.map((row) => row.run));
+		await insertDataTableRows(rest, projectId, ids[AUDIT_HISTORY_TABLES.pages.name], rows.map((row) => row.page));
 	});
 
 	await checks.step(`examples/${DASHBOARD_EXAMPLE} published with its Basic Auth credential: GET ${url}`, async () => {
-		if (majorOf(n8nVersion) < 2) {
-			// n8n 1.x's Data table node finds a table by ID only: the user picks each from the list and saves.
-			const stored = await rest.call<WorkflowJson & { versionId: string }>('GET', `/rest/workflows/${dashboard.example.id}`);
-			await rest.call('PATCH', `/rest/workflows/${dashboard.example.id}`, { versionId: stored.versionId, nodes: withDataTableIds(stored, ids).nodes });
-		}
+		await pickDataTablesAsOn1x(rest, n8nVersion, dashboard.example.id, ids);
 		await activateWorkflow(rest, n8nVersion, { workflowId: dashboard.example.id });
 		return url;
 	});

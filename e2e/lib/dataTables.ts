@@ -5,11 +5,10 @@
  */
 import type { PhpRankServer } from '../../dev/server';
 import { AUDIT_HISTORY_TABLES } from '../../dev/examples';
-import { dataTableRows, ensureDataTables, personalProjectId, type DataTableDefinition } from '../../dev/n8n/dataTables';
-import { withDataTableIds, type Example, type WorkflowJson } from '../../dev/n8n/examples';
+import { dataTableRows, ensureDataTables, insertDataTableRows, personalProjectId, pickDataTablesAsOn1x, type DataTableDefinition } from '../../dev/n8n/dataTables';
+import type { Example } from '../../dev/n8n/examples';
 import { itemsOf, runManually, waitForExecution, type Execution } from '../../dev/n8n/executions';
 import type { N8nRest } from '../../dev/n8n/n8n';
-import { majorOf } from '../../dev/n8n/n8nVersions';
 import { assert, assertEqual, type Checks } from './checks';
 import { EXPECTATIONS, GENERIC_EXPECTATION, snapshot } from './expectations';
 
@@ -37,7 +36,7 @@ export async function runDataTableExamples(checks: Checks, { rest, n8nVersion, p
 
 	for (const example of examples) {
 		await checks.check(`examples/${example.file} runs as Execute workflow does (POST /rest/workflows/:id/run), its rows read back from n8n's Data tables`, async () => {
-			await pickTablesFor1x(rest, n8nVersion, example, ids);
+			await pickDataTablesAsOn1x(rest, n8nVersion, example.id, ids);
 			const expectation = EXPECTATIONS[example.file] ?? GENERIC_EXPECTATION;
 			expectation.prepare(phpRank);
 			const before = snapshot(phpRank);
@@ -58,12 +57,6 @@ export async function runDataTableExamples(checks: Checks, { rest, n8nVersion, p
 }
 
 /** n8n 1.x's Data table node (version 1) finds a table by ID only: the user picks it from the list, where the notes say, and saves. */
-async function pickTablesFor1x(rest: N8nRest, n8nVersion: string, example: Example, ids: Record<string, string>): Promise<void> {
-	if (majorOf(n8nVersion) >= 2) return;
-	const stored = await rest.call<WorkflowJson & { versionId: string }>('GET', `/rest/workflows/${example.id}`);
-	await rest.call('PATCH', `/rest/workflows/${example.id}`, { versionId: stored.versionId, nodes: withDataTableIds(stored, ids).nodes });
-}
-
 async function readTables(rest: N8nRest, projectId: string, ids: Record<string, string>): Promise<Record<string, Array<Record<string, unknown>>>> {
 	const tables: Record<string, Array<Record<string, unknown>>> = {};
 	for (const [name, id] of Object.entries(ids)) tables[name] = await dataTableRows(rest, projectId, id);
@@ -147,11 +140,11 @@ export async function runHistoryChecks(checks: Checks, context: HistoryChecksCon
 	});
 
 	await checks.check(`examples/${PRUNING_FILE} (its tables picked as its note says on n8n 1.x), on a backlog of ${BACKLOG_WEEKS} weeks of two sites: one execution leaves exactly the runs to keep, with their pages, and ends with counts`, async () => {
-		await pickTablesFor1x(rest, n8nVersion, pruning, ids);
+		await pickDataTablesAsOn1x(rest, n8nVersion, pruning.id, ids);
 		const now = Date.now();
 		const backlog = backlogRuns(now);
-		await insertRows(rest, projectId, ids[AUDIT_HISTORY_TABLES.runs.name], backlog.map((run) => ({ ...run, pages: BACKLOG_PAGES, averageScore: 50, good: 0, decent: BACKLOG_PAGES, bad: 0, notAnalyzed: 0 })));
-		await insertRows(
+		await insertDataTableRows(rest, projectId, ids[AUDIT_HISTORY_TABLES.runs.name], backlog.map((run) => ({ ...run, pages: BACKLOG_PAGES, averageScore: 50, good: 0, decent: BACKLOG_PAGES, bad: 0, notAnalyzed: 0 })));
+		await insertDataTableRows(
 			rest,
 			projectId,
 			ids[AUDIT_HISTORY_TABLES.pages.name],
@@ -243,12 +236,6 @@ function keptAt(now: number, runs: Array<Record<string, unknown>>): Array<Record
 	const first = new Map<string, string>();
 	for (const run of [...runs].sort((a, b) => String(a.runId).localeCompare(String(b.runId)))) if (!first.has(month(run))) first.set(month(run), String(run.runId));
 	return runs.filter((run) => String(run.runId) >= cutoff || first.get(month(run)) === run.runId);
-}
-
-async function insertRows(rest: N8nRest, projectId: string, tableId: string, rows: Array<Record<string, unknown>>): Promise<void> {
-	for (let start = 0; start < rows.length; start += 500) {
-		await rest.call('POST', `/rest/projects/${encodeURIComponent(projectId)}/data-tables/${encodeURIComponent(tableId)}/insert`, { data: rows.slice(start, start + 500), returnType: 'count' });
-	}
 }
 
 /** Deletes a site's rows through the REST API, as the Data tables page does; how many it deleted. */

@@ -7,7 +7,7 @@
  * need escaping, its runs written out of order (n8n 1.x's Data table node returns rows as written, whatever the sort).
  */
 import { AUDIT_HISTORY_TABLES, checkTitlesOf, monthlyReportText } from '../../dev/examples';
-import { dataTableRows, ensureDataTables, personalProjectId } from '../../dev/n8n/dataTables';
+import { dataTableRows, ensureDataTables, insertDataTableRows, personalProjectId } from '../../dev/n8n/dataTables';
 import { withDataTableIds, type Example, type WorkflowJson, type WorkflowNode } from '../../dev/n8n/examples';
 import { itemsOf, runManually, waitForExecution } from '../../dev/n8n/executions';
 import type { N8nRest } from '../../dev/n8n/n8n';
@@ -39,11 +39,6 @@ function onePageRun(site: string, url: string, runId: string, score: number): { 
 	};
 }
 
-/** Rows written into a Data table through n8n's REST API, in the order given. */
-export async function insertRows(rest: N8nRest, projectId: string, tableId: string, rows: Row[]): Promise<void> {
-	await rest.call('POST', `/rest/projects/${encodeURIComponent(projectId)}/data-tables/${encodeURIComponent(tableId)}/insert`, { data: rows, returnType: 'count' });
-}
-
 const setting = (node: WorkflowNode | undefined, name: string) =>
 	(node?.parameters.assignments as { assignments: Array<{ name: string; value: string }> } | undefined)?.assignments.find((assignment) => assignment.name === name);
 
@@ -72,8 +67,8 @@ export async function runMonthlyReportCheck(checks: Checks, { rest, n8nVersion, 
 				onePageRun(HOSTILE_SITE, HOSTILE_URL, at(HOUR), 40),
 				onePageRun(HOSTILE_SITE, HOSTILE_URL, at(-240 * HOUR), 50),
 			];
-			await insertRows(rest, projectId, ids[AUDIT_HISTORY_TABLES.runs.name], written.map((entry) => entry.run));
-			await insertRows(rest, projectId, ids[AUDIT_HISTORY_TABLES.pages.name], written.map((entry) => entry.page));
+			await insertDataTableRows(rest, projectId, ids[AUDIT_HISTORY_TABLES.runs.name], written.map((entry) => entry.run));
+			await insertDataTableRows(rest, projectId, ids[AUDIT_HISTORY_TABLES.pages.name], written.map((entry) => entry.page));
 		});
 
 		await checks.check(`examples/${example.file}: each client's e-mail a real SMTP server received, its figures the Data tables'; the refused address fails alone`, async () => {
