@@ -1,8 +1,9 @@
 import { ExternalSecretsProxy } from 'n8n-core';
 import type { INode, INodeParameters, INodeType, IWorkflowExecuteAdditionalData } from 'n8n-workflow';
-import { deepCopy, NodeHelpers, UserError } from 'n8n-workflow';
+import { deepCopy, NodeHelpers } from 'n8n-workflow';
 
 import type { CredentialsData, CredentialTypesOptions } from './credentials';
+import { startRunnerTask } from './codeNode';
 import { createCredentialsHelper, HarnessCredentialTypes } from './credentials';
 import { InMemoryDataTables } from './dataTables';
 import type { NodeTypesOptions } from './nodeTypes';
@@ -33,7 +34,7 @@ const INSTANCE_URL = 'http://127.0.0.1:5678/';
 /**
  * What an n8n instance has around the engine: its node and credential types, the credentials it holds, and the
  * additional data the engine expects from the server (its Data tables in memory, sub-workflows defined in the calling
- * node), pointed at nothing real: sub-workflows from a database and task runners (Code node) are not available here.
+ * node, the Code node's JavaScript), pointed at nothing real: sub-workflows from a database and Python are not.
  */
 export function createInstance(options: InstanceOptions) {
 	ensureEngine();
@@ -62,9 +63,7 @@ export function createInstance(options: InstanceOptions) {
 		getRunExecutionData: async () => undefined,
 		getRuntimeCredential: async () => undefined,
 		executeWorkflow: async (...call) => await createSubWorkflowRunner(nodeTypes, additionalData, options.subWorkflowRuns ?? [])(...call),
-		startRunnerTask: async () => {
-			throw new UserError('Task runners (Code node) need an n8n instance');
-		},
+		startRunnerTask,
 	});
 	return { nodeTypes, credentialTypes, credentialsHelper, additionalData };
 }

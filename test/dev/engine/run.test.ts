@@ -168,3 +168,35 @@ describe('runNode with a sub-workflow (Execute Workflow, Source: Define Below)',
 		expect(result.error?.message).toContain('Nothing to delete here');
 	});
 });
+
+describe("runNode with n8n's Code node (JavaScript, as its task runner runs it)", () => {
+	const code = (parameters: Record<string, unknown>, continueOnFail = false) =>
+		runNode({ type: 'n8n-nodes-base.code', typeVersion: 2, parameters: { language: 'javaScript', ...parameters }, items: ITEMS, continueOnFail });
+
+	it('runs once for all items: `$input.all()` and `items`, returning new items', async () => {
+		const result = await code({ mode: 'runOnceForAllItems', jsCode: 'const total = $input.all().reduce((sum, item) => sum + item.json.score, 0);\nreturn [{ json: { total, names: items.map((item) => item.json.name) } }];' });
+
+		expect(result.error).toBeUndefined();
+		expect(result.items.map((item) => item.json)).toEqual([{ total: 100, names: ['alpha', 'beta'] }]);
+	});
+
+	it('runs once for each item: `$json` of each, paired with it', async () => {
+		const result = await code({ mode: 'runOnceForEachItem', jsCode: "return { json: { label: `${$json.name}: ${$json.score}` } };" });
+
+		expect(result.error).toBeUndefined();
+		expect(result.items.map((item) => [item.json, item.pairedItem])).toEqual([
+			[{ label: 'alpha: 80' }, { item: 0 }],
+			[{ label: 'beta: 20' }, { item: 1 }],
+		]);
+	});
+
+	it("fails the node with the code's error, or keeps it on the item under Continue On Fail", async () => {
+		const failing = { mode: 'runOnceForEachItem', jsCode: "if ($json.score < 50) throw new Error(`${$json.name} is too low`);\nreturn { json: { ok: $json.name } };" };
+
+		const stopped = await code(failing);
+		const continued = await code(failing, true);
+
+		expect(stopped.error?.message).toContain('beta is too low');
+		expect(continued.items.map((item) => item.json)).toEqual([{ ok: 'alpha' }, { error: expect.stringContaining('beta is too low') }]);
+	});
+});
