@@ -83,6 +83,14 @@ export class SiteReports {
 		return this.reports.get(address.url);
 	}
 
+	/**
+	 * Reads the site's reports whole now, before the URLs are known: a site audit asks for its pages one by one as it
+	 * finds them, and every one of them is matched against this one read (100 reports a request).
+	 */
+	readWhole(client: PhpRankClient): void {
+		this.reading ??= this.read(client, { whole: true });
+	}
+
 	private unsettled(): number {
 		return [...this.reports.values()].filter((report) => report === undefined).length;
 	}
@@ -91,10 +99,10 @@ export class SiteReports {
 	 * Once every row of the run has asked (n8n starts each item of a run before any answer arrives): page 1 of
 	 * the project, newest first, then the other pages only when they are fewer than the URLs page 1 left open.
 	 */
-	private async read(client: PhpRankClient): Promise<void> {
+	private async read(client: PhpRankClient, { whole = false } = {}): Promise<void> {
 		await sleep(0);
 		// For one URL, its own lookup is the one request needed.
-		if (this.unsettled() < 2) return;
+		if (!whole && this.unsettled() < 2) return;
 		const held = new Set<string>();
 		const readPage = async (page: number) => {
 			const query = { project: this.project, sort_by: 'id', sort: 'desc' };
@@ -103,14 +111,14 @@ export class SiteReports {
 				const url = addressOfReport(report);
 				if (url === undefined) continue;
 				held.add(url);
-				// Newest first: a URL's first report is its newest.
-				if (this.reports.has(url) && this.reports.get(url) === undefined) this.reports.set(url, report);
+				// Newest first: a URL's first report is its newest (or the one a create of this run just stored).
+				if ((whole || this.reports.has(url)) && this.reports.get(url) === undefined) this.reports.set(url, report);
 			}
 			return read;
 		};
 		try {
 			const first = await readPage(1);
-			if (first.lastPage - 1 > this.unsettled()) return;
+			if (!whole && first.lastPage - 1 > this.unsettled()) return;
 			for (let page = 2, lastPage = first.lastPage; page <= lastPage; page++) {
 				const read = await readPage(page);
 				// A report deleted meanwhile shifts later ones onto pages already read: the read is not whole.
