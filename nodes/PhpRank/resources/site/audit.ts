@@ -64,7 +64,8 @@ const properties: INodeProperties[] = [
 		required: true,
 		default: '',
 		placeholder: 'e.g. https://example.com/',
-		description: "The start page; its host is the site (www. and the bare host as one). Pages on other hosts are not audited.",
+		description: 'The start page; its host is the site, www. and the bare host as one',
+		hint: 'Links to other hosts are counted, and fetched only with Options > Check External Links',
 	},
 	{
 		displayName: 'Find Pages In',
@@ -84,7 +85,7 @@ const properties: INodeProperties[] = [
 	},
 	ifReportExistsField({
 		default: IF_REPORT_EXISTS.reanalyzeIfOlder,
-		description: 'What to do with a page phpRank already holds a report of; http or https, www. and capitals in the host make no difference',
+		description: 'What to do with a page phpRank already holds a report of',
 		hint: 'With Re-Analyze ... if Older Than, a weekly audit analyzes only what is stale, and an audit stopped half way resumes',
 	}),
 ];
@@ -107,7 +108,8 @@ export const siteAuditOptions: INodeProperties[] = [
 		type: 'string',
 		default: '',
 		placeholder: 'e.g. /cart, /search?, /*.pdf$',
-		description: "Paths not audited at all, separated by commas: each matches the start of a URL's path and query, * any characters, $ its end (as in robots.txt)",
+		description: 'Paths to leave unfetched and unlisted, separated by commas',
+		hint: "Each matches from the start of a URL's path and query, as robots.txt rules do: * any characters, $ the end",
 	},
 	{
 		displayName: 'Check External Links',
@@ -129,7 +131,7 @@ export const siteAuditOperation: INodePropertyOptions = {
 	name: 'Audit',
 	value: 'audit',
 	action: 'Audit a site',
-	description: 'Find the pages of a site from its sitemaps and links, analyze them, and list broken links, orphans, depth and redirects',
+	description: 'Audit a site',
 	routing: {
 		request: { method: 'POST', url: '/reports', headers: FORM_HEADERS },
 		// paginate hands the prepared request to auditSite, which sends one create per page through the client.
@@ -399,4 +401,4 @@ function auditItem(
 }
 
 export const siteAuditForAgents =
-	'Audit a whole web site: find its pages from its sitemaps and links (Site URL is the start page), analyze each in phpRank, and return one item per URL found: url, outcome (created, existing, reanalyzed, broken, failed, notAnalyzed, blocked or redirected), reason, status (HTTP), depth (clicks from the start page), foundIn, inlinks, linkedFrom (pages and anchor texts linking to it), redirectsTo, orphan, and for analyzed pages the report (id, result, grade, failedChecks, failedCheckNames, reportUrl). It can take long: one phpRank analysis per page.';
+	'Audit a whole web site: find its pages from its sitemaps and links (Site URL is the start page) and analyze each in phpRank. Returns one item per URL found: url, outcome (created, existing, reanalyzed, broken, failed, notAnalyzed, blocked or redirected), reason, status (HTTP), depth (clicks from the start page), foundIn, inlinks, linkedFrom (pages and anchor texts linking to it), redirectsTo, orphan, and for analyzed pages the report (id, result, grade, failedChecks, failedCheckNames, reportUrl). It can take long: one phpRank analysis per page.';
