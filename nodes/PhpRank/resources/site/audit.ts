@@ -1,3 +1,4 @@
+import { NodeOperationError } from 'n8n-workflow';
 import type {
 	IDataObject,
 	IExecutePaginationFunctions,
@@ -11,6 +12,7 @@ import type {
 import { FORM_HEADERS, PhpRankClient } from '../../shared/client';
 import type { RequestData } from '../../shared/client';
 import { connectionFailure } from '../../shared/errors';
+import { nodeForErrors } from '../../shared/secrets';
 import { updateDisplayOptions } from '../../shared/displayOptions';
 import { shapeReport, toItems } from '../../shared/items';
 import { failInput, parseBoolean, parseHttpUrl, parseOption, parsePositiveInteger, quoted, requirePassword } from '../../shared/validation';
@@ -64,7 +66,7 @@ const properties: INodeProperties[] = [
 		required: true,
 		default: '',
 		placeholder: 'e.g. https://example.com/',
-		description: 'The start page; its host is the site, www. and the bare host as one',
+		description: 'The start page; its host is the site, with or without www',
 		hint: 'Links to other hosts are counted, and fetched only with Options > Check External Links',
 	},
 	{
@@ -72,7 +74,7 @@ const properties: INodeProperties[] = [
 		name: 'discover',
 		type: 'options',
 		options: DISCOVER_OPTIONS,
-		default: DISCOVER.both,
+		default: 'both',
 		description: "Where the site's pages are found: the sitemaps robots.txt names (else /sitemap.xml), the links of its pages, or both",
 	},
 	{
@@ -270,17 +272,20 @@ async function auditSite(this: IExecutePaginationFunctions, requestData: Request
 	let sitemapPages: string[] = [];
 	if (usesSitemaps) {
 		const named = robots?.sitemaps ?? [];
-		try {
-			({ pages: sitemapPages } = await readSitemaps({
-				fetch,
-				first: named.length > 0 ? named : [`${origin}/sitemap.xml`],
-				guessed: named.length === 0,
-				isCancelled,
-			}));
-		} catch (error) {
-			if (!(error instanceof SitemapError)) throw error;
-			failInput(this, error.message, 'Only the site was read: nothing was sent to phpRank, and running this item again is safe.');
+		const read = await readSitemaps({
+			fetch,
+			first: named.length > 0 ? named : [`${origin}/sitemap.xml`],
+			guessed: named.length === 0,
+			isCancelled,
+		}).then(
+			(sitemaps) => sitemaps,
+			(error: unknown) => (error instanceof SitemapError ? error : new NodeOperationError(nodeForErrors(this.getNode()), error as Error)),
+		);
+		if (read instanceof SitemapError) {
+			failInput(this, read.message, 'Only the site was read: nothing was sent to phpRank, and running this item again is safe.');
 		}
+		if (read instanceof NodeOperationError) throw read;
+		sitemapPages = read.pages;
 	}
 
 	const site = await client.site();

@@ -91,21 +91,15 @@ async function readFile(
 	file: string,
 	{ mayBeMissing }: { mayBeMissing: boolean },
 ): Promise<{ kind: 'index' | 'urlset'; locs: string[] } | undefined> {
-	let answer;
-	try {
-		answer = await fetch(file);
-	} catch (error) {
-		throw new SitemapError(`Sitemap ${file} could not be read: ${(error as Error).message}`);
-	}
+	const answer = await fetch(file).catch((error: Error) => error);
+	if (answer instanceof Error) throw new SitemapError(`Sitemap ${file} could not be read: ${answer.message}`);
 	if (mayBeMissing && (answer.status === 404 || answer.status === 410)) return undefined;
 	if (answer.status !== 200) throw new SitemapError(`Sitemap ${file} answered ${answer.status} instead of the sitemap`);
 	let bytes = answer.body;
 	for (let layers = 0; isGzip(bytes) && layers < 3; layers++) {
-		try {
-			bytes = await gunzip(bytes);
-		} catch {
-			throw new SitemapError(`Sitemap ${file} is gzip that does not unzip`);
-		}
+		const unzipped = await gunzip(bytes).catch(() => undefined);
+		if (unzipped === undefined) throw new SitemapError(`Sitemap ${file} is gzip that does not unzip`);
+		bytes = unzipped;
 	}
 	const text = bytes.toString('utf8');
 	const head = text.slice(0, 2000);
