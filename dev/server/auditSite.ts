@@ -26,6 +26,12 @@ export interface AuditSiteOptions {
 	heldPaths?: string[];
 	/** Where the home page's external link points; another host, never fetched unless external links are checked. */
 	externalUrl?: string;
+	/**
+	 * A site of this many pages in place of the one above, for benchmarks: `/` and `/p/<n>.html` (n from 1), each
+	 * linking to the next five of a five-ary tree (`/p/<5n+1>.html` to `/p/<5n+5>.html`), to `/` and to one of ten
+	 * broken targets (`/missing-<n % 10>.html`, 404); the sitemap lists every page.
+	 */
+	generatedPages?: number;
 }
 
 export interface AuditSiteRequest {
@@ -187,13 +193,43 @@ export class AuditSite {
 			if (sitemap === 'html') return send(200, html, HTML_PAGE);
 			return send(404, html, '<html><body><h1>404 Not Found</h1></body></html>');
 		}
+		const { generatedPages } = this.options;
+		if (generatedPages !== undefined) return this.answerGenerated(path, generatedPages, send);
 		const page = pages(this.options.externalUrl ?? EXTERNAL_URL)[path];
 		if (page === undefined) return send(404, html, '<html><body><h1>404 Not Found</h1></body></html>');
 		if (page.location !== undefined) return send(page.status ?? 302, html, '', { Location: page.location });
 		if (page.status !== undefined) return send(page.status, html, `<html><body><h1>${page.status}</h1></body></html>`);
 		send(200, html, pageHtml(path, page));
 	}
+
+	private answerGenerated(path: string, count: number, send: (status: number, type: string, body: string) => void): void {
+		const html = 'text/html; charset=UTF-8';
+		if (path === '/robots.txt') return send(200, 'text/plain; charset=UTF-8', `User-agent: *\nDisallow: /private/\n\nSitemap: ${this.url}/sitemap.xml\n`);
+		if (path === '/sitemap.xml') {
+			const locs = Array.from({ length: count }, (_, n) => `  <url><loc>${this.url}${generatedPath(n)}</loc></url>\n`).join('');
+			return send(200, 'application/xml; charset=UTF-8', `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${locs}</urlset>\n`);
+		}
+		const n = generatedNumber(path, count);
+		if (n === undefined) return send(404, html, '<html><body><h1>404 Not Found</h1></body></html>');
+		const children = [1, 2, 3, 4, 5].map((k) => 5 * n + k).filter((child) => child < count);
+		const links: Array<[string, string]> = [
+			...children.map((child): [string, string] => [generatedPath(child), `Page ${child}`]),
+			['/', 'Home'],
+			[`/missing-${n % 10}.html`, `Old page ${n % 10}`],
+		];
+		send(200, html, pageHtml(path, { links }));
+	}
 }
+
+/** The number of a generated page from its path (`/` is 0), or undefined. */
+function generatedNumber(path: string, count: number): number | undefined {
+	if (path === '/') return 0;
+	const match = /^\/p\/([1-9]\d*)\.html$/.exec(path);
+	const n = match === null ? undefined : Number(match[1]);
+	return n !== undefined && n < count ? n : undefined;
+}
+
+const generatedPath = (n: number) => (n === 0 ? '/' : `/p/${n}.html`);
 
 export async function startAuditSite(options: AuditSiteOptions = {}): Promise<AuditSite> {
 	const site = new AuditSite(options);
