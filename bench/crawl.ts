@@ -4,7 +4,8 @@
  * window (1 s here, a minute on phpRank), then audited again at once. Against the least time the rate limit allows
  * the requests, and the fewest requests: the analyses and the site's reports read once (100 a request). Then a
  * 50,000-URL site crawled whole, phpRank (another process, no rate limit) analyzing every page: the engine's heap
- * above its start at the peak (sampled every 5 ms) and kept with the output held.
+ * above its start at the peak (sampled every 5 ms) and kept with the output held. Max Pages is twice the site's pages,
+ * so that the crawl ends with the site, every broken target checked.
  *
  *   npm run bench:crawl -- [pages=1000] [bigSite=50000]
  *   npm run bench:crawl -- 200 2000        a quick check that the case works

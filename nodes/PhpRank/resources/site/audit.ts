@@ -291,7 +291,7 @@ async function auditSite(this: IExecutePaginationFunctions, requestData: Request
 	const site = await client.site();
 	const project = reportAddressOf(settings.siteUrl).project;
 	// The site's reports read once, while the crawl goes on: each page is then matched against them.
-	if (analyzeChecksReports(this)) SiteReports.of(client, project).readWhole(client);
+	if (readsSiteReports(this)) SiteReports.of(client, project).readWhole(client);
 	const analyses = new Map<string, Promise<Analysis>>();
 	const leftOut = pathPatterns(settings.leaveOut);
 	const crawl = new Crawl({
@@ -341,7 +341,7 @@ async function auditSite(this: IExecutePaginationFunctions, requestData: Request
 }
 
 /** Whether the choice made reads the site's reports (every choice but Create Another Report). */
-function analyzeChecksReports(context: IExecutePaginationFunctions): boolean {
+function readsSiteReports(context: IExecutePaginationFunctions): boolean {
 	return context.getNodeParameter('ifReportExists', IF_REPORT_EXISTS.reanalyzeIfOlder) !== IF_REPORT_EXISTS.createAnother;
 }
 

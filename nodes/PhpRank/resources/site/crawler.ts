@@ -31,8 +31,9 @@ export interface CrawledPage {
 	status: number | null;
 	/** Where a redirect points (the next hop; see `landingOf`). */
 	location: string | null;
-	/** Why it was not fetched or gave no page: `blocked`, `notFetched`, or a failure's words. */
+	/** Why it was not fetched: robots.txt disallows it, or the crawl ended first (Max Pages). */
 	skipped?: 'blocked' | 'notFetched';
+	/** Why no answer came, or a redirect that leads nowhere. */
 	failure?: string;
 	/** A 200 with HTML: a page to analyze. */
 	isHtml: boolean;
@@ -44,7 +45,7 @@ export interface CrawledPage {
 	externalLinks: number;
 	/** Not on the site (an external target that was checked). */
 	external: boolean;
-	/** Handed to `onPage`. */
+	/** Handed to `onPage` to be analyzed. */
 	handed: boolean;
 	/** Deeper than the depth allowed: listed, not fetched. */
 	tooDeep: boolean;
@@ -84,7 +85,7 @@ function isRedirect(status: number | null): boolean {
 	return status !== null && status >= 300 && status < 400;
 }
 
-/** Whether the URL goes on being counted as a page (200, HTML) or is broken (400 or more). */
+/** A broken target: it answered 400 or more. */
 export function isBroken(page: CrawledPage): boolean {
 	return page.status !== null && page.status >= 400;
 }
