@@ -85,10 +85,11 @@ export class SiteReports {
 
 	/**
 	 * Reads the site's reports whole now, before the URLs are known: a site audit asks for its pages one by one as it
-	 * finds them, and every one of them is matched against this one read (100 reports a request).
+	 * finds them, and every one of them is matched against this one read (100 reports a request). Unless the read
+	 * would take more requests than looking `urls` URLs up: then page 1 only, and a lookup for each URL it leaves open.
 	 */
-	readWhole(client: PhpRankClient): void {
-		this.reading ??= this.read(client, { whole: true });
+	readWhole(client: PhpRankClient, { urls }: { urls: number }): void {
+		this.reading ??= this.read(client, { whole: true, lookups: urls });
 	}
 
 	private unsettled(): number {
@@ -99,7 +100,7 @@ export class SiteReports {
 	 * Once every row of the run has asked (n8n starts each item of a run before any answer arrives): page 1 of
 	 * the project, newest first, then the other pages only when they are fewer than the URLs page 1 left open.
 	 */
-	private async read(client: PhpRankClient, { whole = false } = {}): Promise<void> {
+	private async read(client: PhpRankClient, { whole = false, lookups = 0 } = {}): Promise<void> {
 		await sleep(0);
 		// For one URL, its own lookup is the one request needed.
 		if (!whole && this.unsettled() < 2) return;
@@ -118,7 +119,7 @@ export class SiteReports {
 		};
 		try {
 			const first = await readPage(1);
-			if (!whole && first.lastPage - 1 > this.unsettled()) return;
+			if (first.lastPage - 1 > (whole ? lookups : this.unsettled())) return;
 			for (let page = 2, lastPage = first.lastPage; page <= lastPage; page++) {
 				const read = await readPage(page);
 				// A report deleted meanwhile shifts later ones onto pages already read: the read is not whole.

@@ -291,7 +291,7 @@ async function auditSite(this: IExecutePaginationFunctions, requestData: Request
 	const site = await client.site();
 	const project = reportAddressOf(settings.siteUrl).project;
 	// The site's reports read once, while the crawl goes on: each page is then matched against them.
-	if (readsSiteReports(this)) SiteReports.of(client, project).readWhole(client);
+	if (readsSiteReports(this)) SiteReports.of(client, project).readWhole(client, { urls: settings.maxPages });
 	const analyses = new Map<string, Promise<Analysis>>();
 	const leftOut = pathPatterns(settings.leaveOut);
 	const crawl = new Crawl({

@@ -199,6 +199,18 @@ describe('Site > Audit: the pages of a site from its sitemaps and links', () => 
 		expect(itemOf(items, '/about.html').reason).toBe('Beyond Max Pages (2)');
 	});
 
+	it("a site holding more reports than the audit may analyze: its first page read, then a lookup per page, not the whole site", async () => {
+		server().seedReports(350, { projects: ['127.0.0.1'] });
+		server().clearRequests();
+
+		const { error } = await audit({ discover: 'links', maxPages: 2 });
+
+		expect(error).toBeUndefined();
+		const described = (query: Record<string, string>) => (query.search === undefined ? `site page ${query.page}` : `lookup of ${query.search.replace(/:\d+/, '')}`);
+		expect(reads().map((request) => described(request.query))).toEqual(['site page 1', 'lookup of 127.0.0.1', 'lookup of 127.0.0.1/docs/intro.html']);
+		expect(creates()).toHaveLength(2);
+	});
+
 	it('Options: Max Depth, Leave Out URLs Matching, Respect robots.txt off', async () => {
 		const shallow = await audit({ discover: 'links', options: { maxDepth: 2, respectRobotsTxt: false, leaveOut: '/loop-, *.html$' } });
 
