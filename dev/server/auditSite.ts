@@ -179,6 +179,8 @@ export class AuditSite {
 			res.writeHead(status, { 'Content-Type': type, Connection: 'close', ...headers });
 			res.end(body);
 		};
+		const { generatedPages } = this.options;
+		if (generatedPages !== undefined) return this.answerGenerated(path, generatedPages, send);
 		const html = 'text/html; charset=UTF-8';
 		if (path === '/robots.txt') {
 			const robots = this.options.robots ?? 'rules';
@@ -193,8 +195,6 @@ export class AuditSite {
 			if (sitemap === 'html') return send(200, html, HTML_PAGE);
 			return send(404, html, '<html><body><h1>404 Not Found</h1></body></html>');
 		}
-		const { generatedPages } = this.options;
-		if (generatedPages !== undefined) return this.answerGenerated(path, generatedPages, send);
 		const page = pages(this.options.externalUrl ?? EXTERNAL_URL)[path];
 		if (page === undefined) return send(404, html, '<html><body><h1>404 Not Found</h1></body></html>');
 		if (page.location !== undefined) return send(page.status ?? 302, html, '', { Location: page.location });
