@@ -255,11 +255,8 @@ async function auditSite(this: IExecutePaginationFunctions, requestData: Request
 	const start = new URL(settings.siteUrl);
 	const origin = start.origin;
 	const unreachable = (reason: string) =>
-		failInput(
-			this,
-			`${SITE_URL_FIELD} ${settings.siteUrl} did not answer: ${reason}`,
-			'Nothing was sent to phpRank. Running this item again is safe once the site answers.',
-		);
+		// Under Continue On Fail an item keeps the message alone: it says that running the item again is safe.
+		failInput(this, `${SITE_URL_FIELD} ${settings.siteUrl} did not answer (${reason}); nothing was sent to phpRank, so running this item again is safe`);
 
 	const usesSitemaps = settings.discover !== DISCOVER.links;
 	let robots: Robots | undefined;
@@ -282,7 +279,7 @@ async function auditSite(this: IExecutePaginationFunctions, requestData: Request
 			(error: unknown) => (error instanceof SitemapError ? error : new NodeOperationError(nodeForErrors(this.getNode()), error as Error)),
 		);
 		if (read instanceof SitemapError) {
-			failInput(this, read.message, 'Only the site was read: nothing was sent to phpRank, and running this item again is safe.');
+			failInput(this, `${read.message}; only the site was read, so running this item again is safe`);
 		}
 		if (read instanceof NodeOperationError) throw read;
 		sitemapPages = read.pages;

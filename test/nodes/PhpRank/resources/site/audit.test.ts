@@ -270,7 +270,9 @@ describe('Site > Audit: sites that answer badly', () => {
 		const { error, items } = await runPhpRank(server(), { resource: 'site', operation: 'audit', siteUrl }, { continueOnFail: true });
 
 		expect(error).toBeUndefined();
-		expect(items.map(({ json }) => json)).toEqual([{ error: `Site URL ${siteUrl} did not answer: Connection refused` }]);
+		expect(items.map(({ json }) => json)).toEqual([
+			{ error: `Site URL ${siteUrl} did not answer (Connection refused); nothing was sent to phpRank, so running this item again is safe` },
+		]);
 		expect(apiRequests(server())).toEqual([]);
 	});
 
@@ -290,7 +292,9 @@ describe('Site > Audit: sites that answer badly', () => {
 
 		const { error } = await audit({}, htmlSitemap);
 
-		expect(inputErrorOf(error).message).toBe(`Sitemap ${htmlSitemap.url}/sitemap.xml is an HTML page, not a sitemap`);
+		expect(inputErrorOf(error).message).toBe(
+			`Sitemap ${htmlSitemap.url}/sitemap.xml is an HTML page, not a sitemap; only the site was read, so running this item again is safe`,
+		);
 		expect(htmlSitemap.paths()).toEqual(['/robots.txt', '/sitemap.xml']);
 		expect(apiRequests(server())).toEqual([]);
 	});
