@@ -6,6 +6,7 @@
 import type { IDataObject } from 'n8n-workflow';
 import { startAuditSite } from '../../../../../dev/server';
 import type { AuditSite, AuditSiteOptions } from '../../../../../dev/server';
+import { deepIndexFile, NESTED_INDEX_FILE, SITE_PREFIX, sitemapFilesFrom } from '../../../../../dev/server/site';
 import { USER_AGENT } from '../../../../../nodes/PhpRank/resources/site/audit';
 import { apiRequests, failedCheckNamesOnServer, failedChecksOnServer, inputErrorOf, runPhpRank, useServer } from '../../../../support/phpRank';
 
@@ -296,6 +297,30 @@ describe('Site > Audit: sites that answer badly', () => {
 			`Sitemap ${htmlSitemap.url}/sitemap.xml is an HTML page, not a sitemap; only the site was read, so running this item again is safe`,
 		);
 		expect(htmlSitemap.paths()).toEqual(['/robots.txt', '/sitemap.xml']);
+		expect(apiRequests(server())).toEqual([]);
+	});
+
+	it("sitemaps robots.txt names on another host: indexes nested and gzipped every way, each file read once; the shop's pages are not this site's", async () => {
+		const shopSitemaps = `${new URL(server().url).origin}${SITE_PREFIX}`;
+		const elsewhere = await siteWith({ sitemaps: [`${shopSitemaps}/${NESTED_INDEX_FILE}`] });
+
+		const { items, error } = await audit({ discover: 'sitemaps' }, elsewhere);
+
+		expect(error).toBeUndefined();
+		const read = server().requests.filter((request) => request.path.startsWith(`${SITE_PREFIX}/`)).map((request) => request.path.slice(SITE_PREFIX.length + 1));
+		expect(read).toEqual(sitemapFilesFrom(NESTED_INDEX_FILE));
+		expect(items.map(({ json }) => pathOf(json.url))).toEqual(['/']);
+	});
+
+	it('sitemap indexes nested without end: a message naming the files 6 levels down', async () => {
+		const shopSitemaps = `${new URL(server().url).origin}${SITE_PREFIX}`;
+		const endless = await siteWith({ sitemaps: [`${shopSitemaps}/${deepIndexFile(1)}`] });
+
+		const { error } = await audit({}, endless);
+
+		expect(inputErrorOf(error).message).toBe(
+			`Sitemap ${shopSitemaps}/${deepIndexFile(6)} would be read 6 levels down, deeper than the 5 levels of sitemap indexes the audit follows; only the site was read, so running this item again is safe`,
+		);
 		expect(apiRequests(server())).toEqual([]);
 	});
 
