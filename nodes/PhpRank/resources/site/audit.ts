@@ -11,7 +11,7 @@ import type {
 } from 'n8n-workflow';
 import { FORM_HEADERS, PhpRankClient } from '../../shared/client';
 import type { RequestData } from '../../shared/client';
-import { connectionFailure } from '../../shared/errors';
+import { canceledWhileWaiting, connectionFailure } from '../../shared/errors';
 import { nodeForErrors } from '../../shared/secrets';
 import { updateDisplayOptions } from '../../shared/displayOptions';
 import { shapeReport, toItems } from '../../shared/items';
@@ -232,6 +232,8 @@ function siteFetch(context: IExecutePaginationFunctions, timeoutSeconds: number)
 				ignoreHttpStatusErrors: true,
 				disableFollowRedirect: true,
 				timeout: timeoutSeconds * 1000,
+				// A stopped execution stops its crawl too.
+				abortSignal: context.getExecutionCancelSignal?.(),
 			})
 			.catch((error: unknown) => {
 				throw new Error(failureReason(error, timeoutSeconds));
@@ -321,8 +323,9 @@ async function auditSite(this: IExecutePaginationFunctions, requestData: Request
 	const settled = new Map<string, Analysis>();
 	for (const [url, analysis] of analyses) settled.set(url, await analysis);
 	if (isCancelled()) {
+		// A stopped execution's audit is not passed off as a whole one.
 		const failed = [...settled.values()].find((analysis): analysis is Extract<Analysis, { error: unknown }> => 'error' in analysis);
-		if (failed !== undefined) throw failed.error;
+		throw failed?.error ?? canceledWhileWaiting(this);
 	}
 	const pages = crawl.pages();
 	const startPage = pages[0];
