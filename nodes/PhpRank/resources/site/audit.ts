@@ -242,8 +242,18 @@ function siteFetch(context: IExecutePaginationFunctions, timeoutSeconds: number)
 	};
 }
 
-/** What phpRank made of an analyzed page: the outcome of its create, or why it failed. */
-type Analysis = { outcome: CreateOutcome } | { failure: string; error: unknown };
+/** What phpRank made of an analyzed page: its report as the item shows it and the create's outcome, or why it failed. */
+type Analysis = { outcome: string; report: IDataObject } | { failure: string; error: unknown };
+
+/** Shaped at once: the record with every check's results is not kept for the rest of the crawl. */
+function analysisOf({ record, additions }: CreateOutcome, shape: { omitResults: boolean; site: string }): Analysis {
+	const report = shapeReport(record, shape, additions);
+	const outcome = String(report.outcome);
+	// The item's url is the page's as found; phpRank's form of it (no scheme, no www.) is the report's own.
+	delete report.url;
+	delete report.outcome;
+	return { outcome, report };
+}
 
 async function auditSite(this: IExecutePaginationFunctions, requestData: RequestData): Promise<INodeExecutionData[]> {
 	const settings = settingsOf(this);
@@ -288,6 +298,7 @@ async function auditSite(this: IExecutePaginationFunctions, requestData: Request
 	}
 
 	const site = await client.site();
+	const shape = { omitResults: !settings.includeResults, site };
 	const project = reportAddressOf(settings.siteUrl).project;
 	// The site's reports read once, while the crawl goes on: each page is then matched against them.
 	if (readsSiteReports(this)) SiteReports.of(client, project).readWhole(client, { urls: settings.maxPages });
@@ -313,7 +324,7 @@ async function auditSite(this: IExecutePaginationFunctions, requestData: Request
 			analyses.set(
 				page.url,
 				analyze(pageClient, page.url).then(
-					(outcome) => ({ outcome }),
+					(created) => analysisOf(created, shape),
 					(error: unknown) => ({ failure: error instanceof Error ? error.message : String(error), error }),
 				),
 			);
@@ -331,10 +342,9 @@ async function auditSite(this: IExecutePaginationFunctions, requestData: Request
 	const startPage = pages[0];
 	if (startPage?.url === start.href && startPage.failure !== undefined && pages.every((page) => page.status === null)) unreachable(startPage.failure);
 
-	const shape = { omitResults: !settings.includeResults, site };
 	const items: IDataObject[] = [];
 	for (const page of pages) {
-		const item = auditItem(crawl, page, settings, settled.get(page.url), shape);
+		const item = auditItem(crawl, page, settings, settled.get(page.url));
 		if (item !== undefined) items.push(item);
 	}
 	return toItems(this, items);
@@ -351,7 +361,6 @@ function auditItem(
 	page: CrawledPage,
 	settings: AuditSettings,
 	analysis: Analysis | undefined,
-	shape: { omitResults: boolean; site: string },
 ): IDataObject | undefined {
 	let outcome: string;
 	let reason: string | null = null;
@@ -376,13 +385,7 @@ function auditItem(
 		outcome = AUDIT_OUTCOME.broken;
 	} else if (analysis !== undefined) {
 		if ('failure' in analysis) [outcome, reason] = [AUDIT_OUTCOME.failed, `phpRank: ${analysis.failure}`];
-		else {
-			report = shapeReport(analysis.outcome.record, shape, analysis.outcome.additions);
-			outcome = String(report.outcome);
-			// The item's url is the page's as found; phpRank's form of it (no scheme, no www.) is the report's own.
-			delete report.url;
-			delete report.outcome;
-		}
+		else [outcome, report] = [analysis.outcome, analysis.report];
 	} else if (page.status !== null) {
 		[outcome, reason] = [AUDIT_OUTCOME.notAnalyzed, page.status === 200 ? `Not an HTML page (${page.contentType ?? 'no Content-Type'})` : `Answered ${page.status}`];
 	} else {
