@@ -150,6 +150,23 @@ describe('Site > Audit: the pages of a site from its sitemaps and links', () => 
 		expect(items.filter(({ json }) => json.outcome === 'existing').map(({ json }) => pathOf(json.url)).sort()).toEqual([...ANALYZED_IN_ORDER].sort());
 	});
 
+	it('run again a week later: the pages whose reports are older than 7 days re-analyzed, with their previous score', async () => {
+		await audit();
+		const stale = server().reports().filter((report) => ['/about.html', '/docs/deep/four.html'].includes(pathOf(report.targetUrl)));
+		server().ageReports(stale.map((report) => report.id), 8 * 24 * 3600);
+		server().clearRequests();
+
+		const { items, error } = await audit();
+
+		expect(error).toBeUndefined();
+		expect(creates()).toEqual([]);
+		expect(apiRequests(server()).filter((request) => request.method === 'PUT').map((request) => request.path)).toEqual(stale.map((report) => `/api/v1/reports/${report.id}`));
+		expect(reads()).toHaveLength(1);
+		for (const report of stale) {
+			expect(itemOf(items, pathOf(report.targetUrl))).toMatchObject({ outcome: 'reanalyzed', id: report.id, previousResult: report.result, resultChange: 0, newlyFailedChecks: { high: [], medium: [], low: [] } });
+		}
+	});
+
 	it('Create Another Report reads nothing first; Include Per-Check Results adds the results', async () => {
 		const { items, error } = await audit({ ifReportExists: 'createAnother', options: { includeResults: true } });
 
