@@ -56,6 +56,10 @@ const SITE_CONCURRENCY = 2;
 export const USER_AGENT = 'Mozilla/5.0 (compatible; n8n-nodes-phprank; +https://github.com/n8n-nodes-phprank/n8n-nodes-phprank)';
 const PAGE_TIMEOUT_SECONDS = 30;
 
+// Pages found and waiting for phpRank, at most: the crawl keeps ahead of the analyses without taking their CPU time
+// (n8n runs both on one thread) or asking the site for pages long before they are analyzed.
+const PAGES_AHEAD = 50;
+
 const showOnlyForSiteAudit = { resource: ['site'], operation: ['audit'] };
 
 const properties: INodeProperties[] = [
@@ -303,6 +307,11 @@ async function auditSite(this: IExecutePaginationFunctions, requestData: Request
 	// The site's reports read once, while the crawl goes on: each page is then matched against them.
 	if (readsSiteReports(this)) SiteReports.of(client, project).readWhole(client, { urls: settings.maxPages });
 	const analyses = new Map<string, Promise<Analysis>>();
+	let waiting = 0;
+	let analyzed: Array<() => void> = [];
+	const ready = async () => {
+		while (waiting >= PAGES_AHEAD && !isCancelled()) await new Promise<void>((resolve) => analyzed.push(resolve));
+	};
 	const leftOut = pathPatterns(settings.leaveOut);
 	const crawl = new Crawl({
 		start: settings.siteUrl,
@@ -321,14 +330,23 @@ async function auditSite(this: IExecutePaginationFunctions, requestData: Request
 				{ ...(requestData.options as IHttpRequestOptions), body: { url: page.url, ...settings.body } },
 				{ name: `The report for ${page.url}`, operation: 'create' },
 			);
+			waiting++;
+			const analysis = analyze(pageClient, page.url).then(
+				(created) => analysisOf(created, shape),
+				(error: unknown) => ({ failure: error instanceof Error ? error.message : String(error), error }),
+			);
 			analyses.set(
 				page.url,
-				analyze(pageClient, page.url).then(
-					(created) => analysisOf(created, shape),
-					(error: unknown) => ({ failure: error instanceof Error ? error.message : String(error), error }),
-				),
+				analysis.then((settled) => {
+					waiting--;
+					const resumed = analyzed;
+					analyzed = [];
+					for (const resume of resumed) resume();
+					return settled;
+				}),
 			);
 		},
+		ready,
 	});
 	await crawl.run();
 	const settled = new Map<string, Analysis>();
