@@ -23,10 +23,16 @@ const N8N_CUSTOM_API_CALL = 'Custom API Call';
 
 /** The operations the README documents, as the editor must show them. */
 export const DOCUMENTED = {
-	resources: ['Report', 'Project'],
+	resources: ['Report', 'Project', 'Site'],
 	operations: {
 		Report: ['Create', 'Delete', 'Get', 'Get Many', 'Update'],
 		Project: ['Delete', 'Get Many'],
+		Site: ['Audit'],
+	},
+	siteAudit: {
+		parameters: ['siteUrl', 'discover', 'maxPages', 'ifReportExists', 'reanalyzeAfter', 'reanalyzeAfterUnit', 'privacy'],
+		discover: ['Sitemaps and Links', 'Sitemaps', 'Links'],
+		options: ['Check External Links', 'Include Per-Check Results', 'Leave Out URLs Matching', 'Max Depth', 'Max Wait (Seconds)', 'Respect robots.txt'],
 	},
 	reportGetMany: {
 		filters: ['Grade', 'Project', 'Search', 'Search By'],
@@ -285,7 +291,7 @@ export async function runBrowserChecks(checks: Checks, options: BrowserCheckOpti
 			true,
 		);
 
-		await check('browser: Resource offers Report and Project', async () => {
+		await check(`browser: Resource offers ${DOCUMENTED.resources.join(', ')}`, async () => {
 			const { options: resources, list } = await dropdownOptions(page, 'resource');
 			await closeDropdown(page, list);
 			return documented(sorted(resources), sorted(DOCUMENTED.resources), 'Resource options');
@@ -301,6 +307,26 @@ export async function runBrowserChecks(checks: Checks, options: BrowserCheckOpti
 				return `${detail}; ${file}`;
 			});
 		}
+
+		const { siteAudit } = DOCUMENTED;
+		await check(`browser: Site > Audit asks for ${siteAudit.parameters.join(', ')}, Find Pages In offers ${siteAudit.discover.join(', ')}`, async () => {
+			await choose(page, 'resource', 'Site');
+			await choose(page, 'operation', 'Audit');
+			for (const parameter of siteAudit.parameters) await page.locator(`[data-test-id="parameter-input-${parameter}"]`).waitFor({ state: 'visible' });
+			const { options: discover, list } = await dropdownOptions(page, 'discover');
+			await closeDropdown(page, list);
+			assertEqual(discover, siteAudit.discover, 'Find Pages In options');
+			const defaults = await Promise.all(
+				['siteUrl', 'maxPages'].map(async (parameter) => await page.locator(`[data-test-id="parameter-input-${parameter}"] input`).first().inputValue()),
+			);
+			assertEqual(defaults, ['', '500'], 'Site URL and Max Pages as added');
+			return await screenshot('phprank-site-audit.png');
+		});
+		await check(`browser: Site > Audit's Options offer ${siteAudit.options.join(', ')}`, async () => {
+			const { options, list } = await collectionOptions(page, 'Add Option');
+			await closeDropdown(page, list);
+			return documented(sorted(options), sorted(siteAudit.options), 'Site > Audit options');
+		});
 
 		const getMany = DOCUMENTED.reportGetMany;
 		await check(`browser: Report > Get Many filters by ${getMany.filters.join(', ')}`, async () => {
