@@ -1,3 +1,5 @@
+const { availableParallelism } = require('node:os');
+
 /** @type {import('jest').Config} */
 module.exports = {
 	testEnvironment: 'node',
@@ -7,6 +9,7 @@ module.exports = {
 		'^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.check.json' }],
 	},
 	testTimeout: 30000,
-	// A worker per core: jest's default leaves one idle for itself, and on two cores that runs the files one by one.
-	maxWorkers: '100%',
+	// A worker more than cores: several files spend their time waiting on a slow deployment's scaled-down seconds
+	// or an outage with the CPU idle, and jest's default (one worker less than cores) runs two-core machines one by one.
+	maxWorkers: availableParallelism() + 1,
 };

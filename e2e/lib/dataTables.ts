@@ -7,8 +7,9 @@ import type { PhpRankServer } from '../../dev/server';
 import { AUDIT_HISTORY_TABLES } from '../../dev/examples';
 import { dataTableRows, ensureDataTables, insertDataTableRows, personalProjectId, pickDataTablesAsOn1x, type DataTableDefinition } from '../../dev/n8n/dataTables';
 import type { Example } from '../../dev/n8n/examples';
-import { itemsOf, runManually, waitForExecution, type Execution } from '../../dev/n8n/executions';
+import { itemsOf, listExecutions, runManually, waitForExecution, type Execution } from '../../dev/n8n/executions';
 import type { N8nRest } from '../../dev/n8n/n8n';
+import { majorOf } from '../../dev/n8n/n8nVersions';
 import { assert, assertEqual, type Checks } from './checks';
 import { EXPECTATIONS, GENERIC_EXPECTATION, snapshot } from './expectations';
 
@@ -139,8 +140,10 @@ export async function runHistoryChecks(checks: Checks, context: HistoryChecksCon
 		return `averages ${averages.map((average) => average.toFixed(1)).join(', ')}; ${executions.map((execution) => summaryOf(execution).split('\n')[1]).join(' / ')}`;
 	});
 
-	await checks.check(`examples/${PRUNING_FILE} (its tables picked as its note says on n8n 1.x), on a backlog of ${BACKLOG_WEEKS} weeks of two sites: one execution leaves exactly the runs to keep, with their pages, and ends with counts`, async () => {
+	await checks.check(`examples/${PRUNING_FILE} (its tables picked as its note says on n8n 1.x), on a backlog of ${BACKLOG_WEEKS} weeks of two sites: one execution leaves exactly the runs to keep, with their pages, ends with counts, and n8n keeps no deleted row`, async () => {
 		await pickDataTablesAsOn1x(rest, n8nVersion, pruning.id, ids);
+		await givePagesTableIdAsOn1x(rest, n8nVersion, pruning.id, ids[AUDIT_HISTORY_TABLES.pages.name]);
+		const executionsBefore = (await listExecutions(rest, pruning.id)).length;
 		const now = Date.now();
 		const backlog = backlogRuns(now);
 		await insertDataTableRows(rest, projectId, ids[AUDIT_HISTORY_TABLES.runs.name], backlog.map((run) => ({ ...run, pages: BACKLOG_PAGES, averageScore: 50, good: 0, decent: BACKLOG_PAGES, bad: 0, notAnalyzed: 0 })));
@@ -154,6 +157,11 @@ export async function runHistoryChecks(checks: Checks, context: HistoryChecksCon
 		const execution = await runToEnd(rest, n8nVersion, pruning, 'Every Sunday at 05:00');
 		const firedAt = String(itemsOf(execution, 'Pruning settings')[0]?.now);
 		const after = await readTables(rest, projectId, ids);
+		// The sub-workflow that deleted the page rows ran as an execution of its own, which n8n did not keep.
+		const executionsKept = (await listExecutions(rest, pruning.id)).length - executionsBefore;
+		assertEqual(executionsKept, 1, 'executions n8n kept of the pruning (its own, not the sub-workflow\'s)');
+		const storedData = JSON.stringify(execution.data);
+		assert(!storedData.includes('"url"'), 'the execution n8n kept holds deleted page rows');
 
 		const key = (row: Record<string, unknown>) => `${String(row.site)} ${String(row.runId)}`;
 		const expected = keptAt(Date.parse(firedAt), before[AUDIT_HISTORY_TABLES.runs.name]).map(key).sort();
@@ -171,10 +179,10 @@ export async function runHistoryChecks(checks: Checks, context: HistoryChecksCon
 			return bySite(Object.entries(counts));
 		};
 		assertEqual(counted('Runs deleted'), removed(AUDIT_HISTORY_TABLES.runs.name), 'Runs deleted: the runs deleted per site');
-		assertEqual(counted('Pages deleted'), removed(AUDIT_HISTORY_TABLES.pages.name), 'Pages deleted: the page rows deleted per site');
+		assertEqual(counted('Delete their pages'), removed(AUDIT_HISTORY_TABLES.pages.name), 'Delete their pages: the page rows deleted per site');
 		assertEqual(execution.data.resultData.lastNodeExecuted, 'Runs deleted', 'the node the execution ends with');
 		const bytes = (node: string) => JSON.stringify(execution.data.resultData.runData[node] ?? []).length;
-		return `${deleted} runs and ${Object.values(removed(AUDIT_HISTORY_TABLES.pages.name)).reduce((sum, count) => sum + count, 0)} page rows deleted in execution ${execution.id}; its data: Delete its pages ${bytes('Delete its pages')} bytes, Pages deleted ${bytes('Pages deleted')}, Runs deleted ${bytes('Runs deleted')}`;
+		return `${deleted} runs and ${Object.values(removed(AUDIT_HISTORY_TABLES.pages.name)).reduce((sum, count) => sum + count, 0)} page rows deleted in execution ${execution.id}, the only execution kept; its data ${storedData.length} bytes: Delete their pages ${bytes('Delete their pages')}, Runs deleted ${bytes('Runs deleted')}`;
 	});
 
 	await checks.check(`examples/${SITE_AUDIT_FILE} with N8N_DATA_TABLES_MAX_SIZE_BYTES just above what the tables hold: the run's page rows go in, its run row is refused, the pages are deleted again and the summary says "not saved"; once room is made, the next run is saved`, async () => {
@@ -207,6 +215,21 @@ export async function runHistoryChecks(checks: Checks, context: HistoryChecksCon
 		assertWholeRuns(afterSaved);
 		return `limit ${limit} bytes (the tables measured ${totalBytes}): run ${runIdOf(refused)} not saved, nothing of it left; ${freed} rows deleted, run ${runIdOf(saved)} saved`;
 	});
+}
+
+/**
+ * What the pruning's note tells an n8n 1.x user besides the picks: its sub-workflow's Data table node reads the
+ * pages table from *Pruning settings* (pagesTable), where 1.x needs the table's ID instead of its name.
+ */
+async function givePagesTableIdAsOn1x(rest: N8nRest, n8nVersion: string, workflowId: string, pagesTableId: string): Promise<void> {
+	if (majorOf(n8nVersion) >= 2) return;
+	type Assignment = { name: string; value: unknown };
+	type Stored = { versionId: string; nodes: Array<{ name: string; parameters: { assignments?: { assignments: Assignment[] } } }> };
+	const stored = await rest.call<Stored>('GET', `/rest/workflows/${workflowId}`);
+	const setting = stored.nodes.find((node) => node.name === 'Pruning settings')?.parameters.assignments?.assignments.find((assignment) => assignment.name === 'pagesTable');
+	assert(setting?.value === AUDIT_HISTORY_TABLES.pages.name, `Pruning settings has no pagesTable "${AUDIT_HISTORY_TABLES.pages.name}" to replace`);
+	setting.value = pagesTableId;
+	await rest.call('PATCH', `/rest/workflows/${workflowId}`, { versionId: stored.versionId, nodes: stored.nodes });
 }
 
 /** Every run row has page rows and every page row its run row. */
