@@ -22,6 +22,8 @@ export type SitemapVariant = 'xml' | 'gzip' | 'missing' | 'html';
 export interface AuditSiteOptions {
 	robots?: RobotsVariant;
 	sitemap?: SitemapVariant;
+	/** The `Sitemap:` lines of robots.txt in place of the site's own /sitemap.xml (sitemaps elsewhere, such as the shop's). */
+	sitemaps?: string[];
 	/** Paths whose answer never comes: the request is held until the server closes. */
 	heldPaths?: string[];
 	/** Where the home page's external link points; another host, never fetched unless external links are checked. */
@@ -113,8 +115,8 @@ const pages = (externalUrl: string): Record<string, SitePage> => ({
 /** The paths the sitemap lists: three pages also linked, and the orphan, linked from none. */
 export const AUDIT_SITEMAP_PATHS = ['/', '/about.html', '/docs/intro.html', '/orphan.html'];
 
-const ROBOTS_RULES = (origin: string) =>
-	`# The site's rules\nUser-agent: OtherBot\nDisallow: /\n\nUser-agent: *\nDisallow: /private/\nAllow: /private/press\n\nSitemap: ${origin}/sitemap.xml\n`;
+const ROBOTS_RULES = (sitemaps: string[]) =>
+	`# The site's rules\nUser-agent: OtherBot\nDisallow: /\n\nUser-agent: *\nDisallow: /private/\nAllow: /private/press\n\n${sitemaps.map((sitemap) => `Sitemap: ${sitemap}\n`).join('')}`;
 
 const HTML_PAGE = '<!DOCTYPE html>\n<html><head><title>Brew shop</title></head><body><p>Welcome</p></body></html>\n';
 
@@ -184,10 +186,12 @@ export class AuditSite {
 			res.writeHead(status, { 'Content-Type': type, Connection: 'close', ...headers });
 			res.end(body);
 		};
+		const { generatedPages } = this.options;
+		if (generatedPages !== undefined) return this.answerGenerated(path, generatedPages, send);
 		const html = 'text/html; charset=UTF-8';
 		if (path === '/robots.txt') {
 			const robots = this.options.robots ?? 'rules';
-			if (robots === 'rules') return send(200, 'text/plain; charset=UTF-8', ROBOTS_RULES(this.url));
+			if (robots === 'rules') return send(200, 'text/plain; charset=UTF-8', ROBOTS_RULES(this.options.sitemaps ?? [`${this.url}/sitemap.xml`]));
 			if (robots === 'html') return send(200, html, HTML_PAGE);
 			return send(robots === 'missing' ? 404 : 500, html, `<html><body><h1>${robots === 'missing' ? 404 : 500}</h1></body></html>`);
 		}
@@ -198,8 +202,6 @@ export class AuditSite {
 			if (sitemap === 'html') return send(200, html, HTML_PAGE);
 			return send(404, html, '<html><body><h1>404 Not Found</h1></body></html>');
 		}
-		const { generatedPages } = this.options;
-		if (generatedPages !== undefined) return this.answerGenerated(path, generatedPages, send);
 		const page = pages(this.options.externalUrl ?? EXTERNAL_URL)[path];
 		if (page === undefined) return send(404, html, '<html><body><h1>404 Not Found</h1></body></html>');
 		if (page.location !== undefined) return send(page.status ?? 302, html, '', { Location: page.location });

@@ -31,7 +31,8 @@ export class SiteReports {
 	static stored(client: PhpRankClient, address: ReportAddress, report: IDataObject): void {
 		for (const siteReports of SiteReports.ofServer(client.server)) {
 			if (siteReports.project !== address.project) continue;
-			siteReports.reports.set(address.url, report);
+			// A site audit's pages are analyzed once each: it keeps that the URL has a report, not the report (see readWhole).
+			siteReports.reports.set(address.url, siteReports.lean ? undefined : report);
 			siteReports.held?.add(address.url);
 		}
 	}
@@ -64,6 +65,9 @@ export class SiteReports {
 
 	private reading: Promise<void> | undefined;
 
+	/** Keeps no report once handed out (a site audit's): a URL asked again is looked up. */
+	private lean = false;
+
 	private constructor(private readonly project: string) {}
 
 	/**
@@ -72,11 +76,15 @@ export class SiteReports {
 	 */
 	async reportOf(client: PhpRankClient, address: ReportAddress): Promise<IDataObject | undefined> {
 		const known = this.reports.get(address.url);
-		if (known !== undefined) return known;
+		if (known !== undefined) {
+			if (this.lean) this.reports.set(address.url, undefined);
+			return known;
+		}
 		this.reports.set(address.url, undefined);
 		this.reading ??= this.read(client);
 		await this.reading;
 		const found = this.reports.get(address.url);
+		if (found !== undefined && this.lean) this.reports.set(address.url, undefined);
 		if (found !== undefined || (this.held !== undefined && !this.held.has(address.url))) return found;
 		const lookedUp = await findReport(client, address);
 		if (lookedUp !== undefined && this.reports.get(address.url) === undefined) this.reports.set(address.url, lookedUp);
@@ -89,6 +97,8 @@ export class SiteReports {
 	 * would take more requests than looking `urls` URLs up: then page 1 only, and a lookup for each URL it leaves open.
 	 */
 	readWhole(client: PhpRankClient, { urls }: { urls: number }): void {
+		// Each report is several kilobytes with its per-check results: a 50,000-page site's would not fit in memory.
+		this.lean = true;
 		this.reading ??= this.read(client, { whole: true, lookups: urls });
 	}
 

@@ -11,7 +11,7 @@ import type {
 } from 'n8n-workflow';
 import { FORM_HEADERS, PhpRankClient } from '../../shared/client';
 import type { RequestData } from '../../shared/client';
-import { connectionFailure } from '../../shared/errors';
+import { canceledWhileWaiting, connectionFailure } from '../../shared/errors';
 import { nodeForErrors } from '../../shared/secrets';
 import { updateDisplayOptions } from '../../shared/displayOptions';
 import { shapeReport, toItems } from '../../shared/items';
@@ -55,6 +55,10 @@ const DEFAULT_MAX_PAGES = 500;
 const SITE_CONCURRENCY = 2;
 export const USER_AGENT = 'Mozilla/5.0 (compatible; n8n-nodes-phprank; +https://github.com/n8n-nodes-phprank/n8n-nodes-phprank)';
 const PAGE_TIMEOUT_SECONDS = 30;
+
+// Pages found and waiting for phpRank, at most: the crawl keeps ahead of the analyses without taking their CPU time
+// (n8n runs both on one thread) or asking the site for pages long before they are analyzed.
+const PAGES_AHEAD = 50;
 
 const showOnlyForSiteAudit = { resource: ['site'], operation: ['audit'] };
 
@@ -232,6 +236,8 @@ function siteFetch(context: IExecutePaginationFunctions, timeoutSeconds: number)
 				ignoreHttpStatusErrors: true,
 				disableFollowRedirect: true,
 				timeout: timeoutSeconds * 1000,
+				// A stopped execution stops its crawl too.
+				abortSignal: context.getExecutionCancelSignal?.(),
 			})
 			.catch((error: unknown) => {
 				throw new Error(failureReason(error, timeoutSeconds));
@@ -240,8 +246,18 @@ function siteFetch(context: IExecutePaginationFunctions, timeoutSeconds: number)
 	};
 }
 
-/** What phpRank made of an analyzed page: the outcome of its create, or why it failed. */
-type Analysis = { outcome: CreateOutcome } | { failure: string; error: unknown };
+/** What phpRank made of an analyzed page: its report as the item shows it and the create's outcome, or why it failed. */
+type Analysis = { outcome: string; report: IDataObject } | { failure: string; error: unknown };
+
+/** Shaped at once: the record with every check's results is not kept for the rest of the crawl. */
+function analysisOf({ record, additions }: CreateOutcome, shape: { omitResults: boolean; site: string }): Analysis {
+	const report = shapeReport(record, shape, additions);
+	const outcome = String(report.outcome);
+	// The item's url is the page's as found; phpRank's form of it (no scheme, no www.) is the report's own.
+	delete report.url;
+	delete report.outcome;
+	return { outcome, report };
+}
 
 async function auditSite(this: IExecutePaginationFunctions, requestData: RequestData): Promise<INodeExecutionData[]> {
 	const settings = settingsOf(this);
@@ -255,11 +271,8 @@ async function auditSite(this: IExecutePaginationFunctions, requestData: Request
 	const start = new URL(settings.siteUrl);
 	const origin = start.origin;
 	const unreachable = (reason: string) =>
-		failInput(
-			this,
-			`${SITE_URL_FIELD} ${settings.siteUrl} did not answer: ${reason}`,
-			'Nothing was sent to phpRank. Running this item again is safe once the site answers.',
-		);
+		// Under Continue On Fail an item keeps the message alone: it says that running the item again is safe.
+		failInput(this, `${SITE_URL_FIELD} ${settings.siteUrl} did not answer (${reason}); nothing was sent to phpRank, so running this item again is safe`);
 
 	const usesSitemaps = settings.discover !== DISCOVER.links;
 	let robots: Robots | undefined;
@@ -282,17 +295,23 @@ async function auditSite(this: IExecutePaginationFunctions, requestData: Request
 			(error: unknown) => (error instanceof SitemapError ? error : new NodeOperationError(nodeForErrors(this.getNode()), error as Error)),
 		);
 		if (read instanceof SitemapError) {
-			failInput(this, read.message, 'Only the site was read: nothing was sent to phpRank, and running this item again is safe.');
+			failInput(this, `${read.message}; only the site was read, so running this item again is safe`);
 		}
 		if (read instanceof NodeOperationError) throw read;
 		sitemapPages = read.pages;
 	}
 
 	const site = await client.site();
+	const shape = { omitResults: !settings.includeResults, site };
 	const project = reportAddressOf(settings.siteUrl).project;
 	// The site's reports read once, while the crawl goes on: each page is then matched against them.
 	if (readsSiteReports(this)) SiteReports.of(client, project).readWhole(client, { urls: settings.maxPages });
 	const analyses = new Map<string, Promise<Analysis>>();
+	let waiting = 0;
+	let analyzed: Array<() => void> = [];
+	const ready = async () => {
+		while (waiting >= PAGES_AHEAD && !isCancelled()) await new Promise<void>((resolve) => analyzed.push(resolve));
+	};
 	const leftOut = pathPatterns(settings.leaveOut);
 	const crawl = new Crawl({
 		start: settings.siteUrl,
@@ -311,30 +330,39 @@ async function auditSite(this: IExecutePaginationFunctions, requestData: Request
 				{ ...(requestData.options as IHttpRequestOptions), body: { url: page.url, ...settings.body } },
 				{ name: `The report for ${page.url}`, operation: 'create' },
 			);
+			waiting++;
+			const analysis = analyze(pageClient, page.url).then(
+				(created) => analysisOf(created, shape),
+				(error: unknown) => ({ failure: error instanceof Error ? error.message : String(error), error }),
+			);
 			analyses.set(
 				page.url,
-				analyze(pageClient, page.url).then(
-					(outcome) => ({ outcome }),
-					(error: unknown) => ({ failure: error instanceof Error ? error.message : String(error), error }),
-				),
+				analysis.then((settled) => {
+					waiting--;
+					const resumed = analyzed;
+					analyzed = [];
+					for (const resume of resumed) resume();
+					return settled;
+				}),
 			);
 		},
+		ready,
 	});
 	await crawl.run();
 	const settled = new Map<string, Analysis>();
 	for (const [url, analysis] of analyses) settled.set(url, await analysis);
 	if (isCancelled()) {
+		// A stopped execution's audit is not passed off as a whole one.
 		const failed = [...settled.values()].find((analysis): analysis is Extract<Analysis, { error: unknown }> => 'error' in analysis);
-		if (failed !== undefined) throw failed.error;
+		throw failed?.error ?? canceledWhileWaiting(this);
 	}
 	const pages = crawl.pages();
 	const startPage = pages[0];
 	if (startPage?.url === start.href && startPage.failure !== undefined && pages.every((page) => page.status === null)) unreachable(startPage.failure);
 
-	const shape = { omitResults: !settings.includeResults, site };
 	const items: IDataObject[] = [];
 	for (const page of pages) {
-		const item = auditItem(crawl, page, settings, settled.get(page.url), shape);
+		const item = auditItem(crawl, page, settings, settled.get(page.url));
 		if (item !== undefined) items.push(item);
 	}
 	return toItems(this, items);
@@ -351,7 +379,6 @@ function auditItem(
 	page: CrawledPage,
 	settings: AuditSettings,
 	analysis: Analysis | undefined,
-	shape: { omitResults: boolean; site: string },
 ): IDataObject | undefined {
 	let outcome: string;
 	let reason: string | null = null;
@@ -376,13 +403,7 @@ function auditItem(
 		outcome = AUDIT_OUTCOME.broken;
 	} else if (analysis !== undefined) {
 		if ('failure' in analysis) [outcome, reason] = [AUDIT_OUTCOME.failed, `phpRank: ${analysis.failure}`];
-		else {
-			report = shapeReport(analysis.outcome.record, shape, analysis.outcome.additions);
-			outcome = String(report.outcome);
-			// The item's url is the page's as found; phpRank's form of it (no scheme, no www.) is the report's own.
-			delete report.url;
-			delete report.outcome;
-		}
+		else [outcome, report] = [analysis.outcome, analysis.report];
 	} else if (page.status !== null) {
 		[outcome, reason] = [AUDIT_OUTCOME.notAnalyzed, page.status === 200 ? `Not an HTML page (${page.contentType ?? 'no Content-Type'})` : `Answered ${page.status}`];
 	} else {

@@ -67,6 +67,8 @@ export interface CrawlSettings {
 	/** Requests to the site at once: a customer's site, crawled gently. */
 	concurrency: number;
 	onPage: (page: CrawledPage) => void;
+	/** Resolves once the crawl may fetch more: the pages handed over are taken up no faster than phpRank analyzes them. */
+	ready: () => Promise<void>;
 	isCancelled: () => boolean;
 }
 
@@ -144,6 +146,7 @@ export class Crawl {
 		let sitemapsQueued = !settings.followLinks;
 		for (;;) {
 			if (settings.isCancelled()) return;
+			await settings.ready();
 			while (inFlight.length < settings.concurrency && next < this.queued.length) {
 				const page = this.queued[next++];
 				if (this.handedCount + inFlight.length >= settings.maxPages || !this.mayFetch(page)) continue;

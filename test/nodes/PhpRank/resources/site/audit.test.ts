@@ -6,6 +6,7 @@
 import type { IDataObject } from 'n8n-workflow';
 import { startAuditSite } from '../../../../../dev/server';
 import type { AuditSite, AuditSiteOptions } from '../../../../../dev/server';
+import { deepIndexFile, NESTED_INDEX_FILE, SITE_PREFIX, sitemapFilesFrom } from '../../../../../dev/server/site';
 import { USER_AGENT } from '../../../../../nodes/PhpRank/resources/site/audit';
 import { apiRequests, failedCheckNamesOnServer, failedChecksOnServer, inputErrorOf, runPhpRank, useServer } from '../../../../support/phpRank';
 
@@ -149,6 +150,23 @@ describe('Site > Audit: the pages of a site from its sitemaps and links', () => 
 		expect(items.filter(({ json }) => json.outcome === 'existing').map(({ json }) => pathOf(json.url)).sort()).toEqual([...ANALYZED_IN_ORDER].sort());
 	});
 
+	it('run again a week later: the pages whose reports are older than 7 days re-analyzed, with their previous score', async () => {
+		await audit();
+		const stale = server().reports().filter((report) => ['/about.html', '/docs/deep/four.html'].includes(pathOf(report.targetUrl)));
+		server().ageReports(stale.map((report) => report.id), 8 * 24 * 3600);
+		server().clearRequests();
+
+		const { items, error } = await audit();
+
+		expect(error).toBeUndefined();
+		expect(creates()).toEqual([]);
+		expect(apiRequests(server()).filter((request) => request.method === 'PUT').map((request) => request.path)).toEqual(stale.map((report) => `/api/v1/reports/${report.id}`));
+		expect(reads()).toHaveLength(1);
+		for (const report of stale) {
+			expect(itemOf(items, pathOf(report.targetUrl))).toMatchObject({ outcome: 'reanalyzed', id: report.id, previousResult: report.result, resultChange: 0, newlyFailedChecks: { high: [], medium: [], low: [] } });
+		}
+	});
+
 	it('Create Another Report reads nothing first; Include Per-Check Results adds the results', async () => {
 		const { items, error } = await audit({ ifReportExists: 'createAnother', options: { includeResults: true } });
 
@@ -270,7 +288,9 @@ describe('Site > Audit: sites that answer badly', () => {
 		const { error, items } = await runPhpRank(server(), { resource: 'site', operation: 'audit', siteUrl }, { continueOnFail: true });
 
 		expect(error).toBeUndefined();
-		expect(items.map(({ json }) => json)).toEqual([{ error: `Site URL ${siteUrl} did not answer: Connection refused` }]);
+		expect(items.map(({ json }) => json)).toEqual([
+			{ error: `Site URL ${siteUrl} did not answer (Connection refused); nothing was sent to phpRank, so running this item again is safe` },
+		]);
 		expect(apiRequests(server())).toEqual([]);
 	});
 
@@ -290,8 +310,34 @@ describe('Site > Audit: sites that answer badly', () => {
 
 		const { error } = await audit({}, htmlSitemap);
 
-		expect(inputErrorOf(error).message).toBe(`Sitemap ${htmlSitemap.url}/sitemap.xml is an HTML page, not a sitemap`);
+		expect(inputErrorOf(error).message).toBe(
+			`Sitemap ${htmlSitemap.url}/sitemap.xml is an HTML page, not a sitemap; only the site was read, so running this item again is safe`,
+		);
 		expect(htmlSitemap.paths()).toEqual(['/robots.txt', '/sitemap.xml']);
+		expect(apiRequests(server())).toEqual([]);
+	});
+
+	it("sitemaps robots.txt names on another host: indexes nested and gzipped every way, each file read once; the shop's pages are not this site's", async () => {
+		const shopSitemaps = `${new URL(server().url).origin}${SITE_PREFIX}`;
+		const elsewhere = await siteWith({ sitemaps: [`${shopSitemaps}/${NESTED_INDEX_FILE}`] });
+
+		const { items, error } = await audit({ discover: 'sitemaps' }, elsewhere);
+
+		expect(error).toBeUndefined();
+		const read = server().requests.filter((request) => request.path.startsWith(`${SITE_PREFIX}/`)).map((request) => request.path.slice(SITE_PREFIX.length + 1));
+		expect(read).toEqual(sitemapFilesFrom(NESTED_INDEX_FILE));
+		expect(items.map(({ json }) => pathOf(json.url))).toEqual(['/']);
+	});
+
+	it('sitemap indexes nested without end: a message naming the files 6 levels down', async () => {
+		const shopSitemaps = `${new URL(server().url).origin}${SITE_PREFIX}`;
+		const endless = await siteWith({ sitemaps: [`${shopSitemaps}/${deepIndexFile(1)}`] });
+
+		const { error } = await audit({}, endless);
+
+		expect(inputErrorOf(error).message).toBe(
+			`Sitemap ${shopSitemaps}/${deepIndexFile(6)} would be read 6 levels down, deeper than the 5 levels of sitemap indexes the audit follows; only the site was read, so running this item again is safe`,
+		);
 		expect(apiRequests(server())).toEqual([]);
 	});
 
