@@ -153,6 +153,24 @@ export function seedReportsWithChangedPages(server: PhpRankServer): void {
 	}
 }
 
+/**
+ * Two pages to change between two audits of a site, from its reports: its best page made worse (quality 0) and its
+ * worst made better (the highest quality that does not gain it exactly what the other loses), so that each newly
+ * fails or passes checks and the site's average score changes too, whatever the pages' URLs score.
+ */
+export function pagesToChange(reports: ReportState[]): Array<{ url: string; targetUrl: string; id: number; quality: number }> {
+	const byScore = [...reports].sort((a, b) => a.result - b.result);
+	const [better, worse] = [byScore[0], byScore.at(-1)!];
+	const loss = worse.result - Math.round(scorePage(worse.targetUrl, 0));
+	const gain = (quality: number) => Math.round(scorePage(better.targetUrl, quality)) - better.result;
+	const quality = [1, 0.95, 0.9, 0.85, 0.8].find((candidate) => gain(candidate) > 0 && gain(candidate) !== loss);
+	if (quality === undefined) throw new Error(`no quality makes ${better.targetUrl} better by other than ${loss} points`);
+	return [
+		{ url: worse.url, targetUrl: worse.targetUrl, id: worse.id, quality: 0 },
+		{ url: better.url, targetUrl: better.targetUrl, id: better.id, quality },
+	];
+}
+
 const IMPORTANCES = ['high', 'medium', 'low'] as const;
 
 /** What a site audit did with a page's report: made it, analyzed it again, or found it fresh enough to keep. */

@@ -15,7 +15,7 @@ import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 
 import type { PhpRankServer } from '../../dev/server';
-import { AUDIT_HISTORY_TABLES } from '../../dev/examples';
+import { AUDIT_HISTORY_TABLES, pagesToChange } from '../../dev/examples';
 import { dataTableRows, ensureDataTables, insertDataTableRows, personalProjectId, pickDataTablesAsOn1x } from '../../dev/n8n/dataTables';
 import type { Example } from '../../dev/n8n/examples';
 import { activateWorkflow, runManually, waitForExecution } from '../../dev/n8n/executions';
@@ -92,12 +92,13 @@ export async function runDashboardChecks(checks: Checks, context: DashboardConte
 	await checks.step(`examples/${SITE_AUDIT_EXAMPLE} run twice more, a page worse and one better before the third run`, async () => {
 		for (const index of [2, 3]) {
 			if (index === 3) {
-				// The site's best page gets worse and its worst better: each surely changes (a score depends on the URL, the port included).
-				const byScore = phpRank.reports().filter((report) => new URL(report.targetUrl).hostname === SITE).sort((a, b) => a.result - b.result);
-				const [better, worse] = [byScore[0], byScore.at(-1)!];
-				phpRank.changePage(worse.targetUrl, { quality: 0 });
-				phpRank.changePage(better.targetUrl, { quality: 1 });
-				phpRank.ageReports([worse.id, better.id], WEEK_SECONDS);
+				// The site's best page gets worse and its worst better (a score depends on the URL, the port included).
+				const changed = pagesToChange(phpRank.reports().filter((report) => new URL(report.targetUrl).hostname === SITE));
+				for (const page of changed) phpRank.changePage(page.targetUrl, { quality: page.quality });
+				phpRank.ageReports(
+					changed.map((page) => page.id),
+					WEEK_SECONDS,
+				);
 			}
 			const executionId = await runManually(rest, n8nVersion, siteAudit.workflow);
 			const execution = await waitForExecution(rest, executionId, 300_000);

@@ -1,6 +1,6 @@
 import { startAuditSite, startPhpRankServer } from '../../dev/server';
 import type { AuditSite, PhpRankServer } from '../../dev/server';
-import { AUDIT_HISTORY_TABLES, auditHistoryTables, checkTitlesOf, emailsAsItems, loadExampleWorkflow, monthlyReportText } from '../../dev/examples';
+import { AUDIT_HISTORY_TABLES, auditHistoryTables, checkTitlesOf, emailsAsItems, loadExampleWorkflow, monthlyReportText, pagesToChange } from '../../dev/examples';
 import { runWorkflow } from '../../dev/engine';
 import type { InMemoryDataTables, RunResult, WorkflowFixture } from '../../dev/engine';
 import { PHPRANK_CHECK_TITLES } from '../support/phpRankChecks';
@@ -78,14 +78,12 @@ beforeAll(async () => {
 	history = auditHistoryTables();
 
 	const audits = [await auditAt(RUN_TIMES[0]), await auditAt(RUN_TIMES[1])];
-	// A month on: the site's best page got worse and its worst better, both re-analyzed; each surely changes checks (a
-	// page's score depends on its URL, the site's port included).
-	const byScore = [...server.reports()].sort((a, b) => a.result - b.result);
-	const changed = [byScore.at(-1)!.targetUrl, byScore[0].targetUrl];
-	server.changePage(changed[0], { quality: 0 });
-	server.changePage(changed[1], { quality: 1 });
+	// A month on: the site's best page got worse and its worst better, both re-analyzed (a page's score depends on its
+	// URL, the site's port included: pagesToChange picks them from the reports).
+	const changed = pagesToChange(server.reports());
+	for (const page of changed) server.changePage(page.targetUrl, { quality: page.quality });
 	server.ageReports(
-		server.reports().filter((candidate) => changed.includes(candidate.targetUrl)).map((candidate) => candidate.id),
+		changed.map((page) => page.id),
 		30 * 86_400,
 	);
 	audits.push(await auditAt(RUN_TIMES[2]));

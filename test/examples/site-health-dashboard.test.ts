@@ -2,7 +2,7 @@ import type { DataTableRowReturn } from 'n8n-workflow';
 
 import { startAuditSite, startPhpRankServer } from '../../dev/server';
 import type { AuditSite, PhpRankServer } from '../../dev/server';
-import { AUDIT_HISTORY_TABLES, auditHistoryTables, checkTitlesOf, loadExampleWorkflow } from '../../dev/examples';
+import { AUDIT_HISTORY_TABLES, auditHistoryTables, checkTitlesOf, loadExampleWorkflow, pagesToChange } from '../../dev/examples';
 import { runWebhook, runWorkflow } from '../../dev/engine';
 import type { InMemoryDataTables } from '../../dev/engine';
 import { PHPRANK_CHECK_TITLES } from '../support/phpRankChecks';
@@ -10,7 +10,7 @@ import { PHPRANK_CHECK_TITLES } from '../support/phpRankChecks';
 const WORKFLOW_FILE = 'site-health-dashboard.json';
 /** The bundled audit site (a page's score depends on its URL, the site's port included). */
 const SITE = '127.0.0.1';
-/** Its best page, which gets worse between the audits, and its worst, which gets better: each surely changes checks. */
+/** Its best page, which gets worse between the audits, and its worst, which gets better (pagesToChange). */
 let worsePage = '';
 let betterPage = '';
 const HOSTILE_SITE = `<script>alert("site")</script>'&.example`;
@@ -99,11 +99,10 @@ beforeAll(async () => {
 	};
 	await audit();
 	await audit();
-	const byScore = [...server.reports()].sort((a, b) => a.result - b.result);
-	[betterPage, worsePage] = [byScore[0].targetUrl, byScore.at(-1)!.targetUrl];
-	server.changePage(worsePage, { quality: 0 });
-	server.changePage(betterPage, { quality: 1 });
-	server.ageReports(server.reports().filter((report) => [worsePage, betterPage].includes(report.targetUrl)).map((report) => report.id), 7 * DAY_SECONDS);
+	const [worse, better] = pagesToChange(server.reports());
+	[worsePage, betterPage] = [worse.targetUrl, better.targetUrl];
+	for (const page of [worse, better]) server.changePage(page.targetUrl, { quality: page.quality });
+	server.ageReports([worse.id, better.id], 7 * DAY_SECONDS);
 	await audit();
 	// The rows again, the latest run's first: the page must order the runs itself (n8n 1.x's Get ignores a sort).
 	const written = tables;
