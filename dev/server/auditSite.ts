@@ -34,6 +34,8 @@ export interface AuditSiteOptions {
 	 * broken targets (`/missing-<n % 10>.html`, 404); the sitemap lists every page.
 	 */
 	generatedPages?: number;
+	/** The port on 127.0.0.1 to listen on; any free one by default. */
+	port?: number;
 }
 
 export interface AuditSiteRequest {
@@ -152,7 +154,10 @@ export class AuditSite {
 	}
 
 	async listen(): Promise<void> {
-		await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+		await new Promise<void>((resolve, reject) => {
+			this.server.once('error', reject);
+			this.server.listen(this.options.port ?? 0, '127.0.0.1', resolve);
+		});
 	}
 
 	/** The paths requested, in order. */

@@ -9,7 +9,7 @@ import path from 'node:path';
 
 import type { INodePropertyOptions, INodeTypeDescription } from 'n8n-workflow';
 
-import { startAuditSite, startPhpRankServer, type PhpRankServer } from '../../dev/server';
+import { startAuditSite, startPhpRankServer, type AuditSite, type PhpRankServer } from '../../dev/server';
 import { DOCUMENTED, runBrowserChecks } from '../lib/browser';
 import { assert, assertEqual, StepFailed, type Checks } from '../lib/checks';
 import { installIntoUserFolder, type PackedPackage } from '../../dev/n8n/communityPackage';
@@ -176,6 +176,7 @@ export async function proveSingleInstance(leg: LegContext & { screenshotsDir: st
 	const examples = leg.examples.map((example) => ({ ...example, workflow: writingInto(example.workflow, outputFolder) }));
 	const n8nSetup = new N8n(install, { userFolder, logs: `${leg.logs}/`, outputFolder });
 	let server: PhpRankServer | undefined;
+	let auditSite: AuditSite | undefined;
 	let n8n: RunningN8n | undefined;
 	try {
 		await checks.check(`n8n --version prints ${install.n8nVersion}`, async () => {
@@ -194,6 +195,9 @@ export async function proveSingleInstance(leg: LegContext & { screenshotsDir: st
 			(started) => started.url,
 		);
 		server = phpRank;
+		// The offline site audit's site: the examples are pointed at it as at the server.
+		const site = await checks.step('bundled audit site listens', async () => await startAuditSite(), (started) => started.url);
+		auditSite = site;
 		await checks.step(`n8n import:credentials: ${DEMO_CREDENTIAL.type} "${DEMO_CREDENTIAL.name}" (id ${DEMO_CREDENTIAL.id})`, async () => {
 			const said = await n8nSetup.import('credentials', [demoCredential(phpRank)]);
 			assert(/Successfully imported 1 credential/.test(said), 'n8n did not report the import');
@@ -207,7 +211,7 @@ export async function proveSingleInstance(leg: LegContext & { screenshotsDir: st
 			await importDashboardCredential(n8nSetup, dashboard);
 		});
 		await checks.step(`n8n import:workflow: all ${examples.length} workflows under examples/`, async () => {
-			await importWorkflows(n8nSetup, examples.map((example) => pointedAt(example.workflow, phpRank)));
+			await importWorkflows(n8nSetup, examples.map((example) => pointedAt(example.workflow, phpRank, site)));
 			const listed = (await n8nSetup.cli(['list:workflow'])).stdout().split('\n');
 			const missing = examples.filter((example) => !listed.some((line) => line.startsWith(`${example.id}|`)));
 			assert(missing.length === 0, `n8n list:workflow lacks ${missing.map((example) => example.file).join(', ')}`);
@@ -311,7 +315,7 @@ export async function proveSingleInstance(leg: LegContext & { screenshotsDir: st
 		});
 
 		if (withDataTables.length) {
-			const imported = withDataTables.map((example) => ({ ...example, workflow: pointedAt(example.workflow, phpRank) }));
+			const imported = withDataTables.map((example) => ({ ...example, workflow: pointedAt(example.workflow, phpRank, site) }));
 			await runDataTableExamples(checks, { rest, n8nVersion: install.n8nVersion, phpRank, examples: imported, outputFolder }).catch((error: unknown) => {
 				if (!(error instanceof StepFailed)) throw error;
 			});
@@ -405,7 +409,7 @@ export async function proveSingleInstance(leg: LegContext & { screenshotsDir: st
 				rest,
 				n8nVersion: install.n8nVersion,
 				phpRank,
-				examples: examples.map((example) => ({ ...example, workflow: pointedAt(example.workflow, phpRank) })),
+				examples: examples.map((example) => ({ ...example, workflow: pointedAt(example.workflow, phpRank, site) })),
 				restartWith: async (env) => {
 					await n8n?.stop();
 					n8n = await n8nSetup.start(port, env);
@@ -417,5 +421,6 @@ export async function proveSingleInstance(leg: LegContext & { screenshotsDir: st
 	} finally {
 		await n8n?.stop();
 		await server?.close().catch(() => undefined);
+		await auditSite?.close().catch(() => undefined);
 	}
 }

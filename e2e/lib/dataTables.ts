@@ -66,20 +66,22 @@ async function readTables(rest: N8nRest, projectId: string, ids: Record<string, 
 
 const SITE_AUDIT_FILE = 'site-audit-offline.json';
 const PRUNING_FILE = 'audit-history-pruning.json';
-const SITE = 'brewshop.example';
+/** The bundled audit site, which the site audit example audits (dev/server/auditSite.ts). */
+const SITE = '127.0.0.1';
 const WEEK_SECONDS = 7 * 86_400;
 const DAY_MS = 86_400_000;
-/** Pages changed before each further audit, each to another quality: every run's average differs from the one before. */
-const CHANGES = [
-	{ url: 'https://www.brewshop.example/about', quality: 0.15 },
-	{ url: 'https://www.brewshop.example/blog/cold-brew', quality: 0.95 },
-];
+/**
+ * The page of the audit site changed before each further audit, to the worst and then the best quality: every run's
+ * average differs from the one before, whatever the page's own quality (its URL's, the site's port included).
+ */
+const CHANGED_PATH = '/about.html';
+const QUALITIES = [0, 1];
 const NOT_SAVED = '*History not saved*';
 
 const runsOf = (tables: Record<string, Array<Record<string, unknown>>>, site = SITE) =>
 	(tables[AUDIT_HISTORY_TABLES.runs.name] ?? []).filter((row) => row.site === site).sort((a, b) => String(a.runId).localeCompare(String(b.runId)));
 const summaryOf = (execution: Execution) => String(itemsOf(execution, 'Build summary')[0]?.text);
-const runIdOf = (execution: Execution) => String(itemsOf(execution, 'Run started')[0]?.runAt);
+const runIdOf = (execution: Execution) => String(itemsOf(execution, 'Audit settings')[0]?.runAt);
 const signed = (delta: number) => `${delta > 0 ? '+' : delta < 0 ? '\u2212' : '\u00b1'}${Math.abs(delta).toFixed(1)}`;
 
 export interface HistoryChecksContext {
@@ -117,10 +119,11 @@ export async function runHistoryChecks(checks: Checks, context: HistoryChecksCon
 	await checks.check(`examples/${SITE_AUDIT_FILE} twice more, a page changed before each: each summary's trend against the run before it, as ${AUDIT_HISTORY_TABLES.runs.name} holds them`, async () => {
 		const executions: Execution[] = [];
 		phpRank.reset();
-		for (const change of CHANGES) {
-			phpRank.changePage(change.url, change);
+		const changed = new URL(CHANGED_PATH, auditedSiteUrl(siteAudit)).href;
+		for (const quality of QUALITIES) {
+			phpRank.changePage(changed, { quality });
 			// A week later for its report: the audit analyzes it again.
-			phpRank.ageReports(phpRank.reports().filter((report) => report.targetUrl === change.url).map((report) => report.id), WEEK_SECONDS);
+			phpRank.ageReports(phpRank.reports().filter((report) => report.targetUrl === changed).map((report) => report.id), WEEK_SECONDS);
 			executions.push(await runToEnd(rest, n8nVersion, siteAudit));
 		}
 		const runs = runsOf(await readTables(rest, projectId, ids));
@@ -194,7 +197,7 @@ export async function runHistoryChecks(checks: Checks, context: HistoryChecksCon
 		const afterRefused = await readTables(rest, projectId, ids);
 		assert(summaryOf(refused).includes(`\n${NOT_SAVED}\n`), `the summary does not say the history was not saved:\n${summaryOf(refused)}`);
 		assert(summaryOf(refused).includes('N8N_DATA_TABLES_MAX_SIZE_BYTES') && summaryOf(refused).includes('audit-history-pruning.json'), 'the summary names neither the limit nor the pruning example');
-		assertEqual(itemsOf(refused, 'Save page results').map((item) => item.insertedRows), [itemsOf(refused, 'Page history row').length], 'page rows n8n took (the write that crosses the limit goes through)');
+		assertEqual(itemsOf(refused, 'Save page results').map((item) => item.insertedRows), [itemsOf(refused, 'Page history rows').length], 'page rows n8n took (the write that crosses the limit goes through)');
 		assertEqual(itemsOf(refused, 'Save run summary')[0]?.insertedRows, undefined, 'the run rows n8n took (none: past the limit)');
 		for (const table of DEFINITIONS) {
 			assertEqual(afterRefused[table.name].filter((row) => row.runId === runIdOf(refused)).length, 0, `rows of the refused run left in ${table.name}`);
@@ -209,12 +212,20 @@ export async function runHistoryChecks(checks: Checks, context: HistoryChecksCon
 		assertEqual(runsOf(afterSaved).map((run) => run.runId), [runIdOf(saved)], `${AUDIT_HISTORY_TABLES.runs.name}: the run saved`);
 		assertEqual(
 			afterSaved[AUDIT_HISTORY_TABLES.pages.name].filter((row) => row.runId === runIdOf(saved)).length,
-			itemsOf(saved, 'Page history row').length,
+			itemsOf(saved, 'Page history rows').length,
 			`${AUDIT_HISTORY_TABLES.pages.name}: its page rows`,
 		);
 		assertWholeRuns(afterSaved);
 		return `limit ${limit} bytes (the tables measured ${totalBytes}): run ${runIdOf(refused)} not saved, nothing of it left; ${freed} rows deleted, run ${runIdOf(saved)} saved`;
 	});
+}
+
+/** The Site URL the site audit example audits, as imported (pointed at the bundled audit site). */
+function auditedSiteUrl(siteAudit: Example): string {
+	const settings = siteAudit.workflow.nodes.find((node) => node.name === 'Audit settings')?.parameters.assignments as { assignments: Array<{ name: string; value: unknown }> } | undefined;
+	const siteUrl = settings?.assignments.find((assignment) => assignment.name === 'siteUrl')?.value;
+	assert(typeof siteUrl === 'string', 'Audit settings has no siteUrl');
+	return siteUrl;
 }
 
 /**
