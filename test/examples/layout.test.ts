@@ -15,8 +15,8 @@ const NODE_SIZE = 100;
 
 // What n8n's Zoom to Fit shows of a workflow in a 1440x900 window, its padding included: measured in n8n 2.41.1 and
 // 1.123.81 (the zoom it chose for each example of this folder; the smaller line, a little under). The end-to-end
-// check asserts a zoom of 0.5 or more.
-const READABLE_ZOOM = 0.5;
+// check asserts a zoom of 0.7 or more.
+const READABLE_ZOOM = 0.7;
 const CANVAS = { width: 1130, height: 660 };
 const MAX_SIZE = { width: CANVAS.width / READABLE_ZOOM, height: CANVAS.height / READABLE_ZOOM };
 
