@@ -506,9 +506,15 @@ export function slackMessagesAsItems(workflow: WorkflowFixture): WorkflowFixture
 	return { ...workflow, nodes };
 }
 
-/** The check titles an example carries (its object literal that starts with `{ "title": "Title"`), by check ID. */
+/**
+ * The check titles an example carries, by check ID: a Code node's `const CHECK_TITLES = { title: 'Title', … }`, or an
+ * expression's object literal that starts with `{ "title": "Title"`.
+ */
 export function checkTitlesOf(workflow: { nodes: Array<{ parameters: unknown }> }): Record<string, string> {
-	const found = /\{ "title": "Title"[^}]*\}/.exec(JSON.stringify(workflow.nodes.map((node) => node.parameters)).replace(/\\"/g, '"'));
+	const parameters = JSON.stringify(workflow.nodes.map((node) => node.parameters)).replace(/\\"/g, '"').replace(/\\n/g, '\n');
+	const inCode = /const CHECK_TITLES = \{([^}]*)\}/.exec(parameters);
+	if (inCode) return Object.fromEntries([...inCode[1].matchAll(/'?([\w-]+)'?: '([^']*)'/g)].map(([, id, title]) => [id, title]));
+	const found = /\{ "title": "Title"[^}]*\}/.exec(parameters);
 	if (!found) throw new Error('the workflow carries no check titles');
 	return JSON.parse(found[0]) as Record<string, string>;
 }
