@@ -189,22 +189,7 @@ export class Crawl {
 		const key = url.href;
 		let page = this.pagesByUrl.get(key);
 		if (page === undefined) {
-			page = {
-				url: key,
-				depth,
-				inSitemap: false,
-				byLink: false,
-				status: null,
-				location: null,
-				isHtml: false,
-				contentType: null,
-				inlinks: 0,
-				linkedFrom: [],
-				externalLinks: 0,
-				external: false,
-				handed: false,
-				tooDeep: false,
-			};
+			page = newPage(key, depth, { byLink: false, external: false });
 			this.pagesByUrl.set(key, page);
 			if (this.settings.robots?.allows(url) === false) page.skipped = 'blocked';
 		}
@@ -285,22 +270,7 @@ export class Crawl {
 	private externalLink(href: string, from: CrawledPage, text: string): void {
 		let target = this.pagesByUrl.get(href);
 		if (target === undefined) {
-			target = {
-				url: href,
-				depth: from.depth === null ? null : from.depth + 1,
-				inSitemap: false,
-				byLink: true,
-				status: null,
-				location: null,
-				isHtml: false,
-				contentType: null,
-				inlinks: 0,
-				linkedFrom: [],
-				externalLinks: 0,
-				external: true,
-				handed: false,
-				tooDeep: false,
-			};
+			target = newPage(href, from.depth === null ? null : from.depth + 1, { byLink: true, external: true });
 			this.pagesByUrl.set(href, target);
 			this.queue(target);
 		}
@@ -518,4 +488,23 @@ function resolved(href: string, base: string): string | undefined {
 	} catch {
 		return undefined;
 	}
+}
+
+/** A URL as first found: nothing fetched or linked yet. */
+function newPage(url: string, depth: number | null, found: Pick<CrawledPage, 'byLink' | 'external'>): CrawledPage {
+	return {
+		url,
+		depth,
+		...found,
+		inSitemap: false,
+		status: null,
+		location: null,
+		isHtml: false,
+		contentType: null,
+		inlinks: 0,
+		linkedFrom: [],
+		externalLinks: 0,
+		handed: false,
+		tooDeep: false,
+	};
 }
