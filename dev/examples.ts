@@ -253,6 +253,75 @@ export function issuesByGain(reports: ReportState[], points: Readonly<Points> = 
 	);
 }
 
+const plural = (count: number, word: string) => `${count} ${count === 1 ? word : `${word}s`}`;
+const round1 = (value: number) => Math.round(value * 10) / 10;
+
+/**
+ * The lines the site audit's summary and the monthly report give the issues ranked by what fixing
+ * them is worth: the five worth most (those tied with the fifth counted, the rest worth less counted), then every
+ * check worth nothing, saying so.
+ */
+export function issueWorthLines(issues: Array<{ title: string; importance: string; pages: number; gain: number }>): string[] {
+	const worth = issues.filter((issue) => round1(issue.gain) > 0);
+	const nothing = issues.filter((issue) => round1(issue.gain) === 0);
+	const tied = worth.slice(SHOWN).filter((issue) => round1(issue.gain) === round1(worth[SHOWN - 1].gain)).length;
+	return [
+		...worth.slice(0, SHOWN).map((issue) => `${issue.title} (${issue.importance}): +${issue.gain.toFixed(1)}, ${plural(issue.pages, 'page')}`),
+		...(tied ? [`and ${tied} more at +${worth[SHOWN - 1].gain.toFixed(1)}`] : []),
+		...(worth.length > SHOWN + tied ? [`and ${worth.length - SHOWN - tied} more worth less`] : []),
+		...(nothing.length ? [`Worth no points, fixing them leaves the score as it is: ${nothing.map((issue) => `${issue.title} (${issue.importance}, ${plural(issue.pages, 'page')})`).join(', ')}`] : []),
+	];
+}
+
+type HistoryRow = Record<string, unknown>;
+
+/** The checks a row of `phprank_audit_pages` fails, with their importance. */
+export const failingOfRow = (row: HistoryRow) =>
+	IMPORTANCES.flatMap((importance) =>
+		String(row[`failed${importance[0].toUpperCase()}${importance.slice(1)}`] ?? '')
+			.split(', ')
+			.filter(Boolean)
+			.map((id) => ({ id, importance })),
+	);
+
+/**
+ * What fixing each check failing on a run's pages (its rows of `phprank_audit_pages`) is worth: the average score
+ * the pages analyzed would gain with it passed on each (phpRank's scoring by `points`), with the pages failing it,
+ * titled by `titles`. Most worth first, then most pages, importance, title.
+ */
+export function issuesByGainOfRows(rows: HistoryRow[], titles: Record<string, string>, points: Readonly<Points> = DEFAULT_POINTS) {
+	const analyzed = rows.filter((row) => typeof row.score === 'number');
+	const issues = new Map<string, { id: string; title: string; importance: (typeof IMPORTANCES)[number]; pages: number; gain: number }>();
+	for (const { id, importance } of analyzed.flatMap(failingOfRow)) {
+		const issue = issues.get(id) ?? { id, title: titles[id] ?? id, importance, pages: 0, gain: 0 };
+		issue.pages += 1;
+		// The score of a page that passes only this check: what passing it adds to any page's score.
+		issue.gain += scoreOf(CHECK_NAMES.map((name) => name === id), points) / analyzed.length;
+		issues.set(id, issue);
+	}
+	const comparable = (gain: number) => Math.round(gain * 1e6);
+	return [...issues.values()].sort(
+		(a, b) => comparable(b.gain) - comparable(a.gain) || b.pages - a.pages || IMPORTANCES.indexOf(a.importance) - IMPORTANCES.indexOf(b.importance) || a.title.localeCompare(b.title),
+	);
+}
+
+/** A run's broken links as its rows of `phprank_audit_pages` hold them, each with the pages linking to it. */
+export function brokenLinksOfRows(rows: HistoryRow[]) {
+	return rows
+		.filter((row) => row.broken === true)
+		.map((row) => ({
+			url: String(row.url),
+			status: row.status === null || row.status === undefined ? null : Number(row.status),
+			inlinks: Number(row.inlinks ?? 0),
+			linkedFrom: JSON.parse(String(row.linkedFrom ?? '[]')) as Array<{ url: string; text: string }>,
+		}));
+}
+
+/** A broken link as the summary and the monthly report write it: the first five pages linking to it and their anchor texts. */
+export const brokenLinkLine = (link: { url: string; status: number | null; inlinks: number; linkedFrom: Array<{ url: string; text: string }> }) =>
+	`${link.url} (${link.status ?? 'no answer'}) linked from ${link.linkedFrom.slice(0, SHOWN).map((from) => `${from.url} "${from.text}"`).join(', ') || 'the sitemap only'}` +
+	`${link.inlinks > SHOWN ? ` and ${link.inlinks - SHOWN} more pages` : ''}`;
+
 /** The summary's history warning: n8n refused the run's write into its Data tables. */
 export const HISTORY_NOT_SAVED =
 	'*History not saved*\nn8n refused to write this run into its Data tables (what it had written of it is deleted again). It does so once all its Data tables together reach its size limit, N8N_DATA_TABLES_MAX_SIZE_BYTES (by default 50 MB on n8n 1.x, 200 MB on n8n 2.x): delete old runs with audit-history-pruning.json or raise the limit, and the next run is saved.';
@@ -271,7 +340,6 @@ export function siteAuditSummary(
 	run: { items: SiteAuditItem[]; previousAverages?: Array<number | null>; points?: Readonly<Points>; historyNotSaved?: boolean },
 ): string {
 	const { items } = run;
-	const plural = (count: number, word: string) => `${count} ${count === 1 ? word : `${word}s`}`;
 	const list = (lines: string[]) => (lines.length ? lines.join('\n') : 'none');
 	const counted = (outcome: string) => items.filter((item) => item.outcome === outcome).length;
 	const analyzed = items
@@ -290,31 +358,17 @@ export function siteAuditSummary(
 	const average = analyzed.length ? Math.round((analyzed.reduce((sum, page) => sum + page.report.result, 0) / analyzed.length) * 10) / 10 : null;
 	const more = <T>(all: T[], shown: number, what: string) => (all.length > shown ? [`• and ${all.length - shown} more ${what}`] : []);
 
-	const brokenLines = broken.slice(0, LISTED).map((item) => {
-		const from = item.linkedFrom.slice(0, SHOWN).map((link) => `${link.url} "${link.text}"`);
-		return `• ${item.url} (${item.status ?? 'no answer'}) linked from ${from.join(', ') || 'the sitemap only'}${item.inlinks > SHOWN ? ` and ${item.inlinks - SHOWN} more pages` : ''}`;
-	});
+	const brokenLines = broken.slice(0, LISTED).map((item) => `• ${brokenLinkLine(item)}`);
 	const deepFirst = analyzed.filter((page) => page.depth !== null).sort((a, b) => b.depth! - a.depth! || a.url.localeCompare(b.url));
 	const tiedDeep = deepFirst.slice(SHOWN).filter((page) => page.depth === deepFirst[SHOWN - 1].depth).length;
 	const worstFirst = [...analyzed].sort((a, b) => a.report.result - b.report.result || a.url.localeCompare(b.url));
 	const tiedWorst = worstFirst.slice(SHOWN).filter((page) => page.report.result === worstFirst[SHOWN - 1].report.result).length;
 
-	const round1 = (value: number) => Math.round(value * 10) / 10;
 	const issues = issuesByGain(
 		analyzed.map((page) => page.report),
 		run.points,
 	);
-	const worth = issues.filter((issue) => round1(issue.gain) > 0);
-	const nothing = issues.filter((issue) => round1(issue.gain) === 0);
-	const tiedIssues = worth.slice(SHOWN).filter((issue) => round1(issue.gain) === round1(worth[SHOWN - 1].gain)).length;
-	const issueLines = [
-		...worth.slice(0, SHOWN).map((issue) => `• ${issue.title} (${issue.importance}): +${issue.gain.toFixed(1)}, ${plural(issue.pages, 'page')}`),
-		...(tiedIssues ? [`• and ${tiedIssues} more at +${worth[SHOWN - 1].gain.toFixed(1)}`] : []),
-		...(worth.length > SHOWN + tiedIssues ? [`• and ${worth.length - SHOWN - tiedIssues} more worth less`] : []),
-		...(nothing.length
-			? [`• Worth no points, fixing them leaves the score as it is: ${nothing.map((issue) => `${issue.title} (${issue.importance}, ${plural(issue.pages, 'page')})`).join(', ')}`]
-			: []),
-	];
+	const issueLines = issueWorthLines(issues).map((line) => `• ${line}`);
 	const newlyFailing = analyzed.flatMap(({ url, report, outcome }) => {
 		if (outcome !== 'reanalyzed') return [];
 		const previous = before.find((candidate) => candidate.id === report.id)!;
@@ -383,6 +437,7 @@ export const AUDIT_HISTORY_TABLES = {
 			{ name: 'inlinks', type: 'number' },
 			{ name: 'broken', type: 'boolean' },
 			{ name: 'orphan', type: 'boolean' },
+			{ name: 'linkedFrom', type: 'string' },
 		],
 	},
 	runs: {
@@ -413,7 +468,7 @@ export type PageHistoryRow = Record<(typeof AUDIT_HISTORY_TABLES.pages.columns)[
 
 /**
  * The rows a site audit writes into `phprank_audit_pages` for one run, one per item of Site > Audit (in its order):
- * what the crawl found (status, depth, inlinks, broken, orphan), and for a page analyzed its score, grade, failed
+ * what the crawl found (status, depth, inlinks, broken, orphan, and for a broken link the first 10 pages linking to it), and for a page analyzed its score, grade, failed
  * checks and link as phpRank holds its newest report (`server.reports()`, as the run left them); for a URL that could
  * not be audited, the first line of why.
  */
@@ -437,6 +492,7 @@ export function pageHistoryRows(server: Pick<PhpRankServer, 'url' | 'reports'>, 
 			inlinks: item.inlinks,
 			broken: item.outcome === 'broken',
 			orphan: item.orphan,
+			linkedFrom: item.outcome === 'broken' ? JSON.stringify(item.linkedFrom.slice(0, 10)) : null,
 		};
 	});
 }
@@ -519,16 +575,15 @@ export function checkTitlesOf(workflow: { nodes: Array<{ parameters: unknown }> 
 	return JSON.parse(found[0]) as Record<string, string>;
 }
 
-type HistoryRow = Record<string, unknown>;
-
 /**
  * The plain-text part of the monthly client report (examples/monthly-client-report.json) for `site`, from the Data
  * tables' rows: the site's last run in the month starting at `monthStart` (UTC) against its last run of the month
- * before, their pages' failed checks by `titles` (the example's own, see checkTitlesOf).
+ * before, their pages' failed checks by `titles` (the example's own, see checkTitlesOf), the issues ranked by what
+ * fixing them is worth by `points` (phpRank's by default), the broken links with the pages linking to them.
  */
 export function monthlyReportText(
 	tables: { runs: HistoryRow[]; pages: HistoryRow[] },
-	{ site, monthStart, dashboardUrl, titles }: { site: string; monthStart: string; dashboardUrl: string; titles: Record<string, string> },
+	{ site, monthStart, dashboardUrl, titles, points }: { site: string; monthStart: string; dashboardUrl: string; titles: Record<string, string>; points?: Readonly<Points> },
 ): string {
 	const start = new Date(monthStart);
 	const before = new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() - 1, 1)).toISOString();
@@ -539,13 +594,7 @@ export function monthlyReportText(
 	const current = runs.filter((run) => String(run.runId) >= start.toISOString() && String(run.runId) < end).at(-1)!;
 	const previous = runs.filter((run) => String(run.runId) >= before && String(run.runId) < start.toISOString()).at(-1);
 	const pagesOf = (run?: HistoryRow) => (run ? tables.pages.filter((page) => page.site === site && page.runId === run.runId) : []);
-	const failing = (page: HistoryRow) =>
-		IMPORTANCES.flatMap((importance) =>
-			String(page[`failed${importance[0].toUpperCase()}${importance.slice(1)}`] ?? '')
-				.split(', ')
-				.filter(Boolean)
-				.map((id) => ({ id, importance })),
-		);
+	const failing = failingOfRow;
 	const byPages = (issues: Array<{ id: string; importance: (typeof IMPORTANCES)[number] }>) =>
 		[...new Set(issues.map((issue) => issue.id))]
 			.map((id) => ({ title: titles[id] ?? id, importance: issues.find((issue) => issue.id === id)!.importance, pages: issues.filter((issue) => issue.id === id).length }))
@@ -567,7 +616,13 @@ export function monthlyReportText(
 		`Average score ${average.toFixed(1)}: ${change === null ? `no run in ${previousMonth} to compare with` : `${signed(change)} since ${previousMonth} (${Number(previous!.averageScore).toFixed(1)})`}`,
 		`${String(current.pages)} pages: ${String(current.good)} good, ${String(current.decent)} decent, ${String(current.bad)} bad` +
 			`${current.notAnalyzed ? `; ${String(current.notAnalyzed)} could not be analyzed` : ''} (audit of ${String(current.runId).slice(0, 10)})`,
-		...section('Top issues by pages affected', byPages(now.flatMap(failing)).slice(0, 10)),
+		...section('Top issues by what fixing them is worth (average score gained if fixed on every page)', issueWorthLines(issuesByGainOfRows(now, titles, points)).map((line) => `- ${line}`)),
+		...section('Broken links', [
+			...brokenLinksOfRows(now)
+				.slice(0, LISTED)
+				.map((link) => `- ${brokenLinkLine(link)}`),
+			...(brokenLinksOfRows(now).length > LISTED ? [`- and ${brokenLinksOfRows(now).length - LISTED} more broken links`] : []),
+		]),
 		...section(`New since ${previousMonth}`, previous ? byPages(both.flatMap((page) => failing(page).filter((issue) => !failedIds(earlier, page.url).includes(issue.id)))) : null),
 		...section(
 			`Fixed since ${previousMonth}`,

@@ -59,9 +59,10 @@ function onePageRun(site: string, url: string, score: number): void {
 }
 
 /** The report run in the engine as of `time` (the schedule's output), its e-mails made items, `refused` refused. */
-async function runReport({ clients = CLIENTS as Record<string, string>, time = REPORT_TIME, keepOnError = true } = {}): Promise<RunResult> {
+async function runReport({ clients = CLIENTS as Record<string, string>, time = REPORT_TIME, keepOnError = true, points = undefined as Record<string, number> | undefined } = {}): Promise<RunResult> {
 	const workflow = emailsAsItems(loadExampleWorkflow(FILE), { refused: [REFUSED] });
 	setting(workflow, 'clients').value = `={{ ${JSON.stringify(clients)} }}`;
+	if (points) setting(workflow, 'points').value = `={{ ${JSON.stringify(points)} }}`;
 	const nodes = keepOnError ? workflow.nodes : workflow.nodes.map((node) => (node.name === 'Send e-mail' ? { ...node, onError: undefined } : node));
 	return await runWorkflow({ ...workflow, nodes, pinData: { [TRIGGER]: [{ json: { timestamp: time } }] } }, { dataTables: history });
 }
@@ -162,6 +163,43 @@ describe('examples/monthly-client-report.json', () => {
 		expect(email.text.split('\nFixed since October\n')[1].split('\n\n')[0]).toMatch(/^- [A-Z0-9]/);
 		expect(email.text).not.toMatch(/[a-z]_[a-z]|404_page/);
 		expect(email.text).toContain(`Your dashboard: ${DASHBOARD}?site=${SITE}`);
+	});
+
+	it("lists the site's broken links of the month's last audit with the pages and anchor texts linking to them", () => {
+		const text = emailTo('owner@brewshop.example').text;
+		const at = (pathname: string) => `${site.url}${pathname}`;
+
+		expect(text).toContain(
+			`\nBroken links\n- ${at('/docs/missing.html')} (404) linked from ${at('/docs/intro.html')} "Missing chapter", ${at('/docs/next.html')} "Read on"\n` +
+				`- ${at('/gone.html')} (410) linked from ${at('/about.html')} "Gone", ${at('/docs/next.html')} "Old offer", ${at('/docs/deep/three.html')} "Archive"\n\n`,
+		);
+		expect(emailTo('tea@tea.example').text).toContain('\nBroken links\nnone\n');
+	});
+
+	it('ranks the issues by the average score gained if each were fixed on every page, the checks worth no points last and saying so', () => {
+		const issues = emailTo('owner@brewshop.example').text.split('average score gained if fixed on every page)\n')[1].split('\n\n')[0].split('\n');
+		const gains = issues.flatMap((line) => (/^- [^(]+ \((high|medium)\): \+(\d+\.\d), \d+ pages?$/.exec(line) ? [Number(/\+(\d+\.\d)/.exec(line)![1])] : []));
+
+		expect(gains.length).toBe(5);
+		expect(gains).toEqual([...gains].sort((a, b) => b - a));
+		expect(issues.at(-1)).toMatch(/^- Worth no points, fixing them leaves the score as it is: .*\(low, \d+ pages?\)$/);
+		// One page failing a high, a medium and a low check: 10 and 5 of phpRank's 175 points.
+		expect(emailTo('tea@tea.example').text).toContain(
+			'- Meta description (high): +5.7, 1 page\n- Character set (medium): +2.9, 1 page\n- Worth no points, fixing them leaves the score as it is: JavaScript defer (low, 1 page)\n',
+		);
+	});
+
+	it("ranks them by the points set in Report settings when phpRank's operator changed them", async () => {
+		const points = { high: 3, medium: 5, low: 1 };
+		const workflow = loadExampleWorkflow(FILE);
+		expect(setting(workflow, 'points').value).toBe('={{ { "high": 10, "medium": 5, "low": 0 } }}');
+		const changed = await runReport({ points });
+		const tea = changed.output('Send e-mail').map((item) => item.json as Record<string, string>).find((email) => email.to === 'tea@tea.example')!;
+
+		// 3, 5 and 1 of 11 × 3 + 13 × 5 + 9 × 1 = 107 points.
+		expect(tea.text).toContain('- Character set (medium): +4.7, 1 page\n- Meta description (high): +2.8, 1 page\n- JavaScript defer (low): +0.9, 1 page\n');
+		const text = changed.output('Send e-mail').map((item) => item.json as Record<string, string>).find((email) => email.to === 'owner@brewshop.example')!.text;
+		expect(text).toBe(monthlyReportText(tables(), { site: SITE, monthStart: '2026-11-01T00:00:00.000Z', dashboardUrl: DASHBOARD, titles, points }));
 	});
 
 	it('a site without a run the month before says so; its name and URL show literally in the text part', () => {

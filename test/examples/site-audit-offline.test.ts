@@ -151,7 +151,7 @@ describe('examples/site-audit-offline.json', () => {
 			expect(issues.at(-1)).not.toMatch(/\((high|medium),/);
 		});
 
-		it("writes a row per URL found into phprank_audit_pages (status, depth, inlinks, broken, orphan beside the report's figures) and a row for the site into phprank_audit_runs", () => {
+		it("writes a row per URL found into phprank_audit_pages (status, depth, inlinks, broken, orphan, a broken link's linking pages beside the report's figures) and a row for the site into phprank_audit_runs", () => {
 			const pages = history.rows(AUDIT_HISTORY_TABLES.pages.name).filter((row) => row.runId === runIdOf(first));
 			const expected = pageHistoryRows({ url: server.url, reports: () => afterFirst }, itemsOf(first));
 
@@ -161,6 +161,11 @@ describe('examples/site-audit-offline.json', () => {
 				[`${site.url}/gone.html`, 410, 3],
 			]);
 			expect(pages.filter((row) => row.orphan).map((row) => [row.url, row.depth, row.inlinks])).toEqual([[`${site.url}/orphan.html`, null, 0]]);
+			// Where each broken link is to be fixed; other rows keep no links.
+			expect(pages.filter((row) => row.linkedFrom !== null).map((row) => [row.url, JSON.parse(String(row.linkedFrom))])).toEqual([
+				[`${site.url}/docs/missing.html`, [{ url: `${site.url}/docs/intro.html`, text: 'Missing chapter' }, { url: `${site.url}/docs/next.html`, text: 'Read on' }]],
+				[`${site.url}/gone.html`, [{ url: `${site.url}/about.html`, text: 'Gone' }, { url: `${site.url}/docs/next.html`, text: 'Old offer' }, { url: `${site.url}/docs/deep/three.html`, text: 'Archive' }]],
+			]);
 			expect(pages.filter((row) => row.score !== null).map((row) => new URL(String(row.url)).pathname).sort()).toEqual([...ANALYZED_PATHS].sort());
 			const runs = history.rows(AUDIT_HISTORY_TABLES.runs.name).filter((row) => row.runId === runIdOf(first));
 			expect(runs.map(withoutIds)).toEqual([runHistoryRow(expected)]);
