@@ -2,7 +2,7 @@ import type { DataTableRowReturn } from 'n8n-workflow';
 
 import { startAuditSite, startPhpRankServer } from '../../dev/server';
 import type { AuditSite, PhpRankServer } from '../../dev/server';
-import { AUDIT_HISTORY_TABLES, auditHistoryTables, checkTitlesOf, loadExampleWorkflow, pagesToChange } from '../../dev/examples';
+import { AUDIT_HISTORY_TABLES, auditHistoryTables, checkTitlesOf, issuesByGainOfRows, loadExampleWorkflow, pagesToChange } from '../../dev/examples';
 import { runWebhook, runWorkflow } from '../../dev/engine';
 import type { InMemoryDataTables } from '../../dev/engine';
 import { PHPRANK_CHECK_TITLES } from '../support/phpRankChecks';
@@ -30,8 +30,8 @@ interface Page {
 	html: string;
 }
 
-async function serve(query: Record<string, string> = {}): Promise<Page> {
-	const result = await runWebhook(loadExampleWorkflow(WORKFLOW_FILE), { query }, { dataTables: tables });
+async function serve(query: Record<string, string> = {}, workflow = loadExampleWorkflow(WORKFLOW_FILE)): Promise<Page> {
+	const result = await runWebhook(workflow, { query }, { dataTables: tables });
 	expect(result.error).toBeUndefined();
 	const { statusCode, headers, body } = result.response ?? {};
 	return { status: Number(statusCode), headers: headers as Record<string, string>, html: String(body) };
@@ -191,6 +191,61 @@ describe('examples/site-health-dashboard.json', () => {
 			expect(html).not.toMatch(/<td>[a-z0-9]+_[a-z_]+<\/td>/);
 		});
 
+		it('ranks the failing checks of the latest run by the average score the site would gain if each were fixed on every page, those worth nothing last', () => {
+			const html = section(page.html, 'Top issues by what fixing them is worth');
+			const issues = issuesByGainOfRows(pageRows(runIds()[2]), titles);
+			const worth = issues.filter((issue) => Math.round(issue.gain * 10) > 0);
+			const shown = worth.filter((issue, index) => index < 10 || Math.round(issue.gain * 10) === Math.round(worth[9].gain * 10));
+
+			expect(elements(html, 'tr', 'worth').map((row) => [row['data-check'], row['data-gain'], Number(row['data-pages'])])).toEqual(
+				shown.map((issue) => [issue.id, issue.gain.toFixed(1), issue.pages]),
+			);
+			expect(html).toContain(`<td>${checkNameOf(shown[0].id)}</td><td>${shown[0].importance}</td><td class="n">+${shown[0].gain.toFixed(1)}</td>`);
+			if (worth.length > shown.length) expect(html).toContain(`<p>and ${worth.length - shown.length} more worth less</p>`);
+			// phpRank's points by default: a low-importance check is worth none.
+			const nothing = issues.filter((issue) => Math.round(issue.gain * 10) === 0);
+			expect(nothing.length).toBeGreaterThan(0);
+			expect(nothing.every((issue) => issue.importance === 'low')).toBe(true);
+			expect(html).toContain(
+				`<p class="worthless">Worth no points, fixing them leaves the score as it is: ${nothing.map((issue) => `${issue.title} (low, ${issue.pages} page${issue.pages === 1 ? '' : 's'})`).join(', ')}</p>`,
+			);
+		});
+
+		it("ranks by the points set in POINTS, at the top of Compare the runs' code, when phpRank's operator changed them", async () => {
+			const points = { high: 3, medium: 5, low: 1 };
+			const workflow = loadExampleWorkflow(WORKFLOW_FILE);
+			const compare = workflow.nodes.find((node) => node.name === 'Compare the runs')!;
+			const code = String(compare.parameters.jsCode);
+			expect(code).toContain('const POINTS = { high: 10, medium: 5, low: 0 };');
+			compare.parameters.jsCode = code.replace('const POINTS = { high: 10, medium: 5, low: 0 };', `const POINTS = ${JSON.stringify(points)};`);
+			const html = section((await serve({ site: SITE }, workflow)).html, 'Top issues by what fixing them is worth');
+			const worth = issuesByGainOfRows(pageRows(runIds()[2]), titles, points);
+
+			expect(elements(html, 'tr', 'worth').map((row) => [row['data-check'], row['data-gain']])).toEqual(
+				worth.filter((issue, index) => index < 10 || Math.round(issue.gain * 10) === Math.round(worth[9].gain * 10)).map((issue) => [issue.id, issue.gain.toFixed(1)]),
+			);
+			expect(html).not.toContain('Worth no points');
+		});
+
+		it('lists the broken links of the latest run with the pages and anchor texts linking to them, and its orphans', () => {
+			const at = (pathname: string) => `${site.url}${pathname}`;
+			const html = section(page.html, 'Broken links');
+			const linking = html
+				.split('<tr class="broken" ')
+				.slice(1)
+				.map((row) => [unescaped(/data-url="([^"]*)"/.exec(row)![1]), [...row.matchAll(/<li class="from" data-url="([^"]*)">[^<]*“([^”]*)”<\/li>/g)].map(([, url, text]) => `${unescaped(url)} ${unescaped(text)}`)]);
+
+			expect(elements(html, 'tr', 'broken').map((row) => [row['data-url'], row['data-status'], row['data-inlinks']])).toEqual([
+				[at('/docs/missing.html'), '404', '2'],
+				[at('/gone.html'), '410', '3'],
+			]);
+			expect(linking).toEqual([
+				[at('/docs/missing.html'), [`${at('/docs/intro.html')} Missing chapter`, `${at('/docs/next.html')} Read on`]],
+				[at('/gone.html'), [`${at('/about.html')} Gone`, `${at('/docs/next.html')} Old offer`, `${at('/docs/deep/three.html')} Archive`]],
+			]);
+			expect(elements(section(page.html, 'Orphan pages'), 'li', 'orphan url').map((item) => item['data-url'])).toEqual([at('/orphan.html')]);
+		});
+
 		it('lists the issues new and fixed since the run before: each check with the pages it newly fails or passes on', () => {
 			const [, second, third] = runIds();
 			const html = section(page.html, 'New and fixed issues');
@@ -300,6 +355,8 @@ describe('examples/site-health-dashboard.json', () => {
 			tables.insert(AUDIT_HISTORY_TABLES.runs.name, [{ runId, runAt: runId, site: HOSTILE_SITE, pages: 1, averageScore: 12, good: 0, decent: 0, bad: 1, notAnalyzed: 0 }]);
 			tables.insert(AUDIT_HISTORY_TABLES.pages.name, [
 				{ runId, runAt: runId, site: HOSTILE_SITE, url: HOSTILE_URL, score: 12, grade: 'bad"><b>', failedHigh: '<i>new_check</i>', reportId: 1, reportUrl: 'javascript:alert(1)' },
+				{ runId, runAt: runId, site: HOSTILE_SITE, url: `${HOSTILE_URL}/gone`, status: 404, inlinks: 1, broken: true, linkedFrom: JSON.stringify([{ url: HOSTILE_URL, text: '<img src=x onerror=alert(1)>' }]) },
+				{ runId, runAt: runId, site: HOSTILE_SITE, url: `${HOSTILE_URL}/alone`, orphan: true },
 			]);
 		});
 		afterAll(() => {
@@ -320,6 +377,9 @@ describe('examples/site-health-dashboard.json', () => {
 			expect(page.html).toContain('<td>&lt;i&gt;new check&lt;/i&gt;</td>');
 			expect(elements(page.html, 'tr', 'page')).toHaveLength(1);
 			expect(page.html).not.toContain('>report</a>');
+			expect(elements(page.html, 'tr', 'broken').map((row) => unescaped(row['data-url']))).toEqual([`${HOSTILE_URL}/gone`]);
+			expect(page.html).toContain('“&lt;img src=x onerror=alert(1)&gt;”');
+			expect(elements(page.html, 'li', 'orphan url').map((item) => unescaped(item['data-url']))).toEqual([`${HOSTILE_URL}/alone`]);
 		});
 
 		it('a site with one run: its chart point, nothing to compare with yet', async () => {
