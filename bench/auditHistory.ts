@@ -39,9 +39,14 @@ function random(seed: number): () => number {
 const pick = (count: number, offset: number) =>
 	Array.from({ length: count }, (_, index) => CHECK_NAMES[(offset + index * 7) % CHECK_NAMES.length]).join(', ');
 
+/** One URL in a hundred a broken link, linked from three pages; one in a hundred a redirect; the others pages analyzed. */
+const BROKEN_EVERY = 100;
+const REDIRECT_AT = 50;
+
 /**
  * Weekly runs of each site, week by week: each page's score drifting a little from week to week, up to 2 + 3 + 3
- * failed checks, URLs of about 45 characters, each page keeping its phpRank report.
+ * failed checks, URLs of about 45 characters, each page keeping its phpRank report; what the crawl found of each URL
+ * (status, depth, inlinks), one URL in a hundred a broken link with the three pages linking to it, one a redirect.
  */
 export function* auditHistory(sites: readonly AuditedSite[], weeks: number): Generator<AuditRun> {
 	const quality = sites.map(({ pages }, index) => {
@@ -57,18 +62,31 @@ export function* auditHistory(sites: readonly AuditedSite[], weeks: number): Gen
 			const pageRows: DataTableRow[] = [];
 			let total = 0;
 			const grades = { good: 0, decent: 0, bad: 0 };
+			let analyzed = 0;
 			for (let page = 0; page < pages; page++) {
 				pageQuality[page] = Math.min(1, Math.max(0, pageQuality[page] + (next() - 0.5) * 0.1));
+				const url = `https://www.${site}/products/item-${String(page).padStart(5, '0')}`;
+				const crawl = { depth: 1 + (page % 6), inlinks: 1 + (page % 40), orphan: false };
+				if (page % BROKEN_EVERY === 0 || page % BROKEN_EVERY === REDIRECT_AT) {
+					const broken = page % BROKEN_EVERY === 0;
+					const linkedFrom = [1, 2, 3].map((offset) => ({ url: `https://www.${site}/products/item-${String((page + offset) % pages).padStart(5, '0')}`, text: `Item ${offset} details` }));
+					pageRows.push({
+						...{ runId, runAt: runId, site, url, score: null, grade: null, failedHigh: null, failedMedium: null, failedLow: null, reportId: null, reportUrl: null, error: null },
+						...{ status: broken ? 404 : 301, ...crawl, inlinks: broken ? 3 : crawl.inlinks, broken, linkedFrom: broken ? JSON.stringify(linkedFrom) : null },
+					});
+					continue;
+				}
 				const score = Math.round(30 + pageQuality[page] * 65);
 				const grade = score >= 80 ? 'good' : score >= 49 ? 'decent' : 'bad';
 				const failing = Math.round((1 - pageQuality[page]) * 8);
 				total += score;
+				analyzed++;
 				grades[grade]++;
 				pageRows.push({
 					runId,
 					runAt: runId,
 					site,
-					url: `https://www.${site}/products/item-${String(page).padStart(5, '0')}`,
+					url,
 					score,
 					grade,
 					failedHigh: pick(Math.min(2, failing), page) || null,
@@ -77,9 +95,13 @@ export function* auditHistory(sites: readonly AuditedSite[], weeks: number): Gen
 					reportId: firstReportId[siteIndex] + page,
 					reportUrl: `https://phprank.example.com/reports/${firstReportId[siteIndex] + page}`,
 					error: null,
+					status: 200,
+					...crawl,
+					broken: false,
+					linkedFrom: null,
 				});
 			}
-			const runRow = { runId, runAt: runId, site, pages, averageScore: Math.round((total / pages) * 10) / 10, ...grades, notAnalyzed: 0 };
+			const runRow = { runId, runAt: runId, site, pages: analyzed, averageScore: Math.round((total / analyzed) * 10) / 10, ...grades, notAnalyzed: 0 };
 			yield { site, runId, pageRows, runRow };
 		}
 	}

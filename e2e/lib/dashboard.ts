@@ -15,7 +15,7 @@ import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 
 import type { PhpRankServer } from '../../dev/server';
-import { AUDIT_HISTORY_TABLES, pagesToChange } from '../../dev/examples';
+import { AUDIT_HISTORY_TABLES, checkTitlesOf, issuesByGainOfRows, pagesToChange } from '../../dev/examples';
 import { dataTableRows, ensureDataTables, insertDataTableRows, personalProjectId, pickDataTablesAsOn1x } from '../../dev/n8n/dataTables';
 import type { Example } from '../../dev/n8n/examples';
 import { activateWorkflow, runManually, waitForExecution } from '../../dev/n8n/executions';
@@ -148,6 +148,36 @@ export async function runDashboardChecks(checks: Checks, context: DashboardConte
 		const html = await answer.text();
 		assert(/<head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="default-src 'none';/.test(html), "the page's head does not start with its policy");
 		return ['content-type', 'content-security-policy', 'x-frame-options', 'x-content-type-options', 'cache-control'].map((name) => `${name}: ${header(name) ?? '(none)'}`).join('; ');
+	});
+
+	await checks.check(`the site page's broken links with the pages and anchor texts linking to them, its orphan and its issues by what fixing them is worth, as ${AUDIT_HISTORY_TABLES.pages.name} holds the latest run`, async () => {
+		const html = await (await fetch(`${url}?site=${SITE}`, { headers: { authorization } })).text();
+		const rows = (await dataTableRows(rest, projectId, ids[AUDIT_HISTORY_TABLES.pages.name])).filter((row) => row.site === SITE && row.runId === runs.at(-1)!.run);
+		const text = (value: string) => value.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&');
+		const shownBroken = html
+			.split('<tr class="broken" ')
+			.slice(1)
+			.map((row) => ({
+				url: text(/data-url="([^"]*)"/.exec(row)![1]),
+				status: Number(/data-status="([^"]*)"/.exec(row)![1]),
+				linkedFrom: [...row.matchAll(/<li class="from" data-url="([^"]*)">[^<]*“([^”]*)”<\/li>/g)].map(([, from, anchor]) => ({ url: text(from), text: text(anchor) })),
+			}));
+		const broken = rows
+			.filter((row) => row.broken === true)
+			.map((row) => ({ url: String(row.url), status: Number(row.status), linkedFrom: JSON.parse(String(row.linkedFrom)) as unknown }))
+			.sort((a, b) => a.url.localeCompare(b.url));
+		assertEqual(broken.length, 2, `broken links of the latest run in ${AUDIT_HISTORY_TABLES.pages.name}`);
+		assertEqual(shownBroken, broken, 'broken links shown, with the pages and anchor texts linking to them');
+		const orphans = [...html.matchAll(/<li class="orphan url" data-url="([^"]*)">/g)].map(([, orphan]) => text(orphan));
+		assertEqual(orphans, rows.filter((row) => row.orphan === true).map((row) => String(row.url)), 'orphan pages shown');
+		assertEqual(orphans.length, 1, 'orphan pages of the latest run');
+		const issues = issuesByGainOfRows(rows, checkTitlesOf(dashboard.example.workflow));
+		const worth = issues.filter((issue) => Math.round(issue.gain * 10) > 0);
+		const expected = worth.filter((issue, index) => index < 10 || Math.round(issue.gain * 10) === Math.round(worth[9].gain * 10)).map((issue) => `${issue.id} ${issue.gain.toFixed(1)} ${issue.pages}`);
+		const shownWorth = [...html.matchAll(/<tr class="worth" data-check="([^"]*)" data-gain="([^"]*)" data-pages="([^"]*)">/g)].map(([, id, gain, pages]) => `${id} ${gain} ${pages}`);
+		assertEqual(shownWorth, expected, 'issues by what fixing them is worth (check, average score gained, pages)');
+		assert(html.includes('<p class="worthless">Worth no points, fixing them leaves the score as it is: '), 'the checks worth no points are not named');
+		return `${shownBroken.map((link) => `${link.url.replace(/^https?:\/\/[^/]+/, '')} (${link.status}) from ${link.linkedFrom.length} pages`).join(', ')}; orphan ${orphans.map((orphan) => orphan.replace(/^https?:\/\/[^/]+/, '')).join(', ')}; top issue ${shownWorth[0]}`;
 	});
 
 	mkdirSync(context.screenshotsDir, { recursive: true });

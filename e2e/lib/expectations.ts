@@ -308,7 +308,7 @@ const siteAuditOffline: ExampleExpectation = {
 		assertEqual(
 			pageRows.map((row) => withoutRun(columns(row, AUDIT_HISTORY_TABLES.pages.columns))),
 			expectedPages,
-			`${AUDIT_HISTORY_TABLES.pages.name}: each URL's status, depth, inlinks, broken and orphan flags, each page's score, grade, failed checks, report ID and link as the server holds them, the error of a URL that could not be audited`,
+			`${AUDIT_HISTORY_TABLES.pages.name}: each URL's status, depth, inlinks, broken and orphan flags, a broken link's linking pages, each page's score, grade, failed checks, report ID and link as the server holds them, the error of a URL that could not be audited`,
 		);
 		assertEqual(
 			runRows.map((row) => withoutRun(columns(row, AUDIT_HISTORY_TABLES.runs.columns))),

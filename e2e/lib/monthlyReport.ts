@@ -114,6 +114,10 @@ export async function runMonthlyReportCheck(checks: Checks, { rest, n8nVersion, 
 				assertEqual(missing, [], `lines of the text part to ${mail.to[0]} missing from the HTML part`);
 				assert(mail.subject.startsWith(`SEO report for ${site}, `), `subject "${mail.subject}" does not name ${site}`);
 			}
+			// The bundled audit site's two broken links, with the pages linking to them, and the issues by what fixing them is worth.
+			const brokenLines = mails[0].text.replace(/\r\n/g, '\n').split('\nBroken links\n')[1]?.split('\n\n')[0].split('\n') ?? [];
+			assert(brokenLines.length === 2 && brokenLines.every((line) => / \(4\d\d\) linked from http\S+ "/.test(line)), `the broken links of ${SITE}: ${JSON.stringify(brokenLines)}`);
+			assert(/\nTop issues by what fixing them is worth \(average score gained if fixed on every page\)\n- [^\n]+: \+\d+\.\d, \d+ pages?\n/.test(mails[0].text.replace(/\r\n/g, '\n')), `the issues by what fixing them is worth of ${SITE} are missing`);
 			// The last run of the month was written before an earlier one: the report must still take it.
 			assert(mails[1].subject.includes('average score 55.0 (+5.0)'), `subject "${mails[1].subject}": not the month's last run (55.0) against the month before's (50.0)`);
 			assert(mails[0].html.includes(`href="${dashboardUrl}?site=${SITE}"`), 'the HTML part does not link the dashboard');
