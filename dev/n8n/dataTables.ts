@@ -23,7 +23,7 @@ export async function personalProjectId(rest: N8nRest): Promise<string> {
 
 const tablesPath = (projectId: string) => `/rest/projects/${encodeURIComponent(projectId)}/data-tables`;
 
-/** The ID of each table, by name: the one the project has, or one made with the columns given. */
+/** The ID of each table, by name: the one the project has (any column it lacks added), or one made with the columns given. */
 export async function ensureDataTables(rest: N8nRest, projectId: string, tables: readonly DataTableDefinition[]): Promise<Record<string, string>> {
 	const ids: Record<string, string> = {};
 	for (const { name, columns } of tables) {
@@ -32,6 +32,11 @@ export async function ensureDataTables(rest: N8nRest, projectId: string, tables:
 		const listed = await rest.call<{ data: ListedTable[] }>('GET', `${tablesPath(projectId)}?filter=${filter}&take=50`);
 		const existing = listed.data.find((table) => table.name === name);
 		ids[name] = existing?.id ?? (await rest.call<ListedTable>('POST', tablesPath(projectId), { name, columns })).id;
+		if (!existing) continue;
+		// A table made for an earlier version of the examples gets the columns added since, as a user adds them.
+		const columnsPath = `${tablesPath(projectId)}/${encodeURIComponent(existing.id)}/columns`;
+		const present = (await rest.call<Array<{ name: string }>>('GET', columnsPath)).map((column) => column.name);
+		for (const column of columns.filter((wanted) => !present.includes(wanted.name))) await rest.call('POST', columnsPath, column);
 	}
 	return ids;
 }
