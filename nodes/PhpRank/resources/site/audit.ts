@@ -415,7 +415,9 @@ function auditItem(
 	} else {
 		[outcome, reason] = [AUDIT_OUTCOME.notAnalyzed, `Beyond ${MAX_PAGES_FIELD} (${settings.maxPages})`];
 	}
-	const foundIn = [...(page.inSitemap ? ['sitemap'] : []), ...(page.byLink || page.depth === 0 ? ['links'] : [])];
+	const byLink = page.byLink || page.depth === 0;
+	// Literals, not spreads: each item holds an array the size of its entries.
+	const foundIn = page.inSitemap ? (byLink ? ['sitemap', 'links'] : ['sitemap']) : byLink ? ['links'] : [];
 	return {
 		url: page.url,
 		outcome,
