@@ -11,6 +11,7 @@
  *
  *   npm run bench:crawl -- [pages=1000] [bigSite=50000] [search=0]
  *   npm run bench:crawl -- 200 2000        a quick check that the case works
+ *   npm run bench:crawl -- 0 50000 2       the memory alone (0 leaves a part out)
  */
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
@@ -100,15 +101,13 @@ async function measureCrawl(site: AuditSite, pages: number, limitMiB?: number): 
 	return { failure: outOfMemory ? 'heap out of memory' : `exit ${code ?? signal}` };
 }
 
-async function main() {
-	const [pages = 1000, bigSite = 50_000, search = 0] = process.argv.slice(2).map(Number);
-	log(...describeRun('bench:crawl'));
+/** The audits at phpRank's rate limit: requests and time against the least the limit allows; the goals met or not. */
+async function rateLimited(pages: number): Promise<Array<{ goal: string; met: boolean }>> {
 	log(
 		`Site > Audit of a generated site of ${pages} pages (10 broken targets), defaults (Sitemaps and Links, Re-Analyze if Older Than 7 days), ` +
 			`against the bundled server at ${RATE_LIMIT.maxAttempts} requests a window (${RATE_LIMIT.decaySeconds} s here, a minute on phpRank)`,
 		'',
 	);
-
 	const server: PhpRankServer = await startPhpRankServer({ rateLimit: RATE_LIMIT });
 	const site = await startAuditSite({ generatedPages: pages });
 	const first = await audit(server, site, 2 * pages);
@@ -154,6 +153,16 @@ async function main() {
 		'',
 	);
 
+	return [
+		{ goal: 'first run within 1.05× the least time the rate limit allows (first request to last answer)', met: firstSent.spanMs <= 1.05 * leastMs(firstSent.reads + firstSent.creates) },
+		{ goal: 'requests to phpRank at most the analyses and the site read', met: firstSent.reads + firstSent.creates <= pages + 1 },
+		{ goal: 'none for a broken target', met: firstSent.brokenSent === 0 && againSent.brokenSent === 0 },
+		{ goal: 'run again within the age: reads only', met: againSent.creates + againSent.reanalyses === 0 && againSent.reads <= Math.ceil(pages / PAGE_SIZE) + 1 },
+	];
+}
+
+/** The big site's audit alone in a process: its live heap, then held to the goal's heap and below; the goals met or not. */
+async function crawlMemory(bigSite: number, search: number): Promise<Array<{ goal: string; met: boolean }>> {
 	const big = await startAuditSite({ generatedPages: bigSite });
 	const measured = await measureCrawl(big, bigSite);
 	if (measured.result === undefined) throw new Error(`The ${bigSite}-page crawl failed: ${measured.failure}`);
@@ -181,14 +190,17 @@ async function main() {
 	}
 	await big.close();
 	log('');
-	const goals = [
-		{ goal: 'first run within 1.05× the least time the rate limit allows (first request to last answer)', met: firstSent.spanMs <= 1.05 * leastMs(firstSent.reads + firstSent.creates) },
-		{ goal: 'requests to phpRank at most the analyses and the site read', met: firstSent.reads + firstSent.creates <= pages + 1 },
-		{ goal: 'none for a broken target', met: firstSent.brokenSent === 0 && againSent.brokenSent === 0 },
-		{ goal: 'run again within the age: reads only', met: againSent.creates + againSent.reanalyses === 0 && againSent.reads <= Math.ceil(pages / PAGE_SIZE) + 1 },
+	return [
 		{ goal: `the ${bigSite}-page site's audit completes within ${GOAL_MIB} MiB of heap above n8n's own`, met: heldToGoal },
 		{ goal: `its live heap within ${GOAL_MIB} MiB above n8n's own at every sample`, met: crawl.peakAboveMiB <= GOAL_MIB },
 	];
+}
+
+async function main() {
+	const [pages = 1000, bigSite = 50_000, search = 0] = process.argv.slice(2).map(Number);
+	log(...describeRun('bench:crawl'));
+	// 0 leaves a part out: its time needs a quiet machine, the memory does not.
+	const goals = [...(pages > 0 ? await rateLimited(pages) : []), ...(bigSite > 0 ? await crawlMemory(bigSite, search) : [])];
 	log(...goals.map(({ goal, met }) => `${met ? 'met' : 'MISSED'}: ${goal}`));
 }
 
