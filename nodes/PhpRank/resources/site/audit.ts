@@ -249,14 +249,15 @@ function siteFetch(context: IExecutePaginationFunctions, timeoutSeconds: number)
 /** What phpRank made of an analyzed page: its report as the item shows it and the create's outcome, or why it failed. */
 type Analysis = { outcome: string; report: IDataObject } | { failure: string; error: unknown };
 
-/** Shaped at once: the record with every check's results is not kept for the rest of the crawl. */
+/**
+ * Shaped at once: the record with every check's results is not kept for the rest of the crawl. Its `url` and
+ * `outcome` are left out by a copy, not deleted: an object with a property deleted (or with many set one by one)
+ * holds its properties in a dictionary, several times their size, for every page held until the crawl ends.
+ */
 function analysisOf({ record, additions }: CreateOutcome, shape: { omitResults: boolean; site: string }): Analysis {
-	const report = shapeReport(record, shape, additions);
-	const outcome = String(report.outcome);
 	// The item's url is the page's as found; phpRank's form of it (no scheme, no www.) is the report's own.
-	delete report.url;
-	delete report.outcome;
-	return { outcome, report };
+	const { url: phpRankUrl, outcome, ...report } = shapeReport(record, shape, additions);
+	return { outcome: String(outcome), report };
 }
 
 async function auditSite(this: IExecutePaginationFunctions, requestData: RequestData): Promise<INodeExecutionData[]> {
@@ -348,9 +349,12 @@ async function auditSite(this: IExecutePaginationFunctions, requestData: Request
 		},
 		ready,
 	});
+	// The crawl lets them go once it has registered them (see Crawl): nor are they held here for the crawl's length.
+	sitemapPages = [];
 	await crawl.run();
 	const settled = new Map<string, Analysis>();
 	for (const [url, analysis] of analyses) settled.set(url, await analysis);
+	analyses.clear();
 	if (isCancelled()) {
 		// A stopped execution's audit is not passed off as a whole one.
 		const failed = [...settled.values()].find((analysis): analysis is Extract<Analysis, { error: unknown }> => 'error' in analysis);
@@ -363,6 +367,8 @@ async function auditSite(this: IExecutePaginationFunctions, requestData: Request
 	const items: IDataObject[] = [];
 	for (const page of pages) {
 		const item = auditItem(crawl, page, settings, settled.get(page.url));
+		// Each analysis is let go once its item holds its report: the items and the analyses are never all held twice.
+		settled.delete(page.url);
 		if (item !== undefined) items.push(item);
 	}
 	return toItems(this, items);
@@ -409,7 +415,9 @@ function auditItem(
 	} else {
 		[outcome, reason] = [AUDIT_OUTCOME.notAnalyzed, `Beyond ${MAX_PAGES_FIELD} (${settings.maxPages})`];
 	}
-	const foundIn = [...(page.inSitemap ? ['sitemap'] : []), ...(page.byLink || page.depth === 0 ? ['links'] : [])];
+	const byLink = page.byLink || page.depth === 0;
+	// Literals, not spreads: each item holds an array the size of its entries.
+	const foundIn = page.inSitemap ? (byLink ? ['sitemap', 'links'] : ['sitemap']) : byLink ? ['links'] : [];
 	return {
 		url: page.url,
 		outcome,

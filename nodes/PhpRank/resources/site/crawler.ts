@@ -37,6 +37,7 @@ export interface CrawledPage {
 	failure?: string;
 	/** A 200 with HTML: a page to analyze. */
 	isHtml: boolean;
+	/** The Content-Type of an answer that is no HTML page (an HTML page's is not kept: there is one per page). */
 	contentType: string | null;
 	/** How many crawled pages link to it. */
 	inlinks: number;
@@ -97,8 +98,13 @@ export class Crawl {
 	private readonly pagesByUrl = new Map<string, CrawledPage>();
 	private readonly siteKey: string;
 	private handedCount = 0;
+	private readonly settings: Omit<CrawlSettings, 'sitemapPages'>;
+	/** Let go once registered: a sitemap's URLs may hold its whole text (they are slices of it). */
+	private sitemapPages: string[] | undefined;
 
-	constructor(private readonly settings: CrawlSettings) {
+	constructor({ sitemapPages, ...settings }: CrawlSettings) {
+		this.settings = settings;
+		this.sitemapPages = sitemapPages;
 		this.siteKey = siteKeyOf(new URL(settings.start));
 	}
 
@@ -134,10 +140,11 @@ export class Crawl {
 		const start = this.found(settings.start, { depth: 0 });
 		if (start !== undefined) this.queue(start);
 		const sitemapPages: CrawledPage[] = [];
-		for (const url of settings.sitemapPages) {
+		for (const url of this.sitemapPages ?? []) {
 			const page = this.found(url, { sitemap: true });
 			if (page !== undefined) sitemapPages.push(page);
 		}
+		this.sitemapPages = undefined;
 		if (!settings.followLinks) for (const page of sitemapPages) this.queue(page);
 		// Pages fetched in order and their answers read in the same order: depths are those of a breadth-first walk
 		// however the answers interleave, and pages reach phpRank in the order found.
@@ -213,7 +220,7 @@ export class Crawl {
 		try {
 			const answer = await this.settings.fetch(page.url);
 			page.status = answer.status;
-			page.contentType = answer.headers['content-type'] ?? null;
+			const contentType = answer.headers['content-type'] ?? null;
 			if (isRedirect(answer.status) && answer.headers.location !== undefined) {
 				try {
 					page.location = new URL(answer.headers.location, page.url).href.replace(/#.*$/, '');
@@ -221,8 +228,9 @@ export class Crawl {
 					page.failure = `Redirect to an address that is not a URL: ${answer.headers.location}`;
 				}
 			}
-			page.isHtml = answer.status === 200 && /^\s*(text\/html|application\/xhtml\+xml)/i.test(page.contentType ?? '');
+			page.isHtml = answer.status === 200 && /^\s*(text\/html|application\/xhtml\+xml)/i.test(contentType ?? '');
 			if (page.isHtml) pageBodies.set(page, answer.body);
+			else page.contentType = contentType;
 		} catch (error) {
 			page.failure = (error as Error).message;
 		}
@@ -284,7 +292,10 @@ const pageBodies = new WeakMap<CrawledPage, Buffer>();
 function addLink(target: CrawledPage, from: LinkFrom): void {
 	target.inlinks++;
 	// Every link to a target that may turn out broken is kept until its answer says; then 10 of a page that works.
-	if (target.status === null || isBroken(target) || target.linkedFrom.length < LINKED_FROM_KEPT) target.linkedFrom.push(from);
+	if (target.status !== null && !isBroken(target) && target.linkedFrom.length >= LINKED_FROM_KEPT) return;
+	// Most pages are linked from one page or a few: a pushed-to array takes room for 17 at once.
+	if (target.linkedFrom.length === 0) target.linkedFrom = [from];
+	else target.linkedFrom.push(from);
 }
 
 /** Once the crawl is over: the links kept of a page that works, LINKED_FROM_KEPT at most. */
