@@ -1,6 +1,9 @@
 import type { IDataObject, INode, INodeExecutionData, IRunExecutionData } from 'n8n-workflow';
 import { UserError, Workflow } from 'n8n-workflow';
 
+// n8n's own helpers for what the Form Ending page shows: its message is HTML, sanitized, its `\n` made lines.
+import { handleNewlines, sanitizeHtml } from 'n8n-nodes-base/dist/nodes/Form/utils/utils';
+
 import { HarnessNodeTypes } from './nodeTypes';
 import type { RunOptions, RunResult, WorkflowFixture } from './run';
 import { runWorkflow } from './run';
@@ -27,9 +30,6 @@ export interface FormRunResult extends RunResult {
 	completion?: CompletionPage;
 }
 
-// n8n's own helpers for what the Form Ending page shows: the message is HTML, sanitized and with its `\n` made lines.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const formUtils = require('n8n-nodes-base/dist/nodes/Form/utils/utils') as { sanitizeHtml(text: string): string; handleNewlines(text: string): string };
 
 /**
  * Runs a workflow as n8n runs it when a visitor sends its Form Trigger's form: the trigger outputs the fields as n8n's
@@ -70,7 +70,7 @@ function completionPage(fixture: WorkflowFixture, result: RunResult): Completion
 	return {
 		node: node.name,
 		title: String(evaluate(fixture, run.data, node, 'completionTitle', items)),
-		message: formUtils.handleNewlines(formUtils.sanitizeHtml(String(evaluate(fixture, run.data, node, 'completionMessage', items)))),
+		message: handleNewlines(sanitizeHtml(String(evaluate(fixture, run.data, node, 'completionMessage', items)))),
 	};
 }
 
