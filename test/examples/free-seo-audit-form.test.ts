@@ -67,7 +67,7 @@ describe('examples/free-seo-audit-form.json', () => {
 		const shown = unescape(result.completion!.message.replace(/<[^>]+>/g, '\n'));
 		expect(shown).toContain(`${report.result}/100`);
 		expect(result.completion!.message).toContain(`<b>${report.result >= 80 ? 'good' : report.result >= 49 ? 'decent' : 'bad'}</b>`);
-		expect(result.completion!.message).toContain(`<ol>${issues.map((issue) => `<li>${issue}</li>`).join('')}</ol>`);
+		expect(result.completion!.message).toContain(`The three issues worth most to fix:<br />${issues.map((issue, index) => `${index + 1}. ${issue}`).join('<br />')}<br />`);
 		expect(result.completion!.message).toContain(`<a href="${server.url}/reports/${report.id}" target="_blank" rel="noopener">Open the full report</a>`);
 
 		expect(emails(result)).toEqual([
@@ -92,7 +92,7 @@ describe('examples/free-seo-audit-form.json', () => {
 		// n8n sanitizes the page's HTML again: it keeps &amp; and writes &#39; as the ' it stands for.
 		expect(result.completion!.message).toContain(`<a href="https://shop.example/search?q=cold&amp;who=it's" target="_blank" rel="noopener">https://shop.example/search?q=cold&amp;who=it's</a>`);
 		expect(result.completion!.message).toContain(`We have e-mailed it to o'brien+seo@tea.example too.`);
-		expect(result.completion!.message).toContain(`<ol>${topIssues(report).map((issue) => `<li>${issue}</li>`).join('')}</ol>`);
+		expect(result.completion!.message).toContain(topIssues(report).map((issue, index) => `${index + 1}. ${issue}`).join('<br />'));
 		expect(email.to).toBe(ODD_EMAIL);
 		expect(email.html).toContain('<a href="https://shop.example/search?q=cold&amp;who=it&#39;s">https://shop.example/search?q=cold&amp;who=it&#39;s</a>');
 		expect(email.html).not.toContain("it's");
@@ -119,7 +119,7 @@ describe('examples/free-seo-audit-form.json', () => {
 		const result = await submit(page);
 
 		expect(result.error).toBeUndefined();
-		expect(result.completion).toEqual({ node: 'Completion page', title: 'We could not audit this page', message: `<p>${why.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')}</p><p>Nothing was analyzed.</p>` });
+		expect(result.completion).toEqual({ node: 'Completion page', title: 'We could not audit this page', message: `${why.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')}<br /><br />Nothing was analyzed.` });
 		expect(server.requests).toEqual([]);
 		expect(emails(result)).toEqual([]);
 		expect(requestRows()).toEqual([]);
@@ -137,7 +137,7 @@ describe('examples/free-seo-audit-form.json', () => {
 		const result = await submit('https://gone.example/');
 
 		expect(result.completion?.title).toBe('We could not audit this page');
-		expect(result.completion?.message).toMatch(/^<p>phpRank (could not fetch|rejected)[^<]*\(422\)/);
+		expect(result.completion?.message).toMatch(/^phpRank (could not fetch|rejected)[^<]*\(422\)/);
 		expect(emails(result)).toEqual([]);
 		expect(requestRows()).toEqual([expect.objectContaining({ status: 'refused' })]);
 		await drain();
@@ -168,8 +168,8 @@ describe('examples/free-seo-audit-form.json', () => {
 		const byHost = await submit('https://popular.example/pricing', 'new@example.com');
 		const allowed = await submit(PAGE, 'other@example.com');
 
-		expect(byEmail.completion?.message).toBe('<p>You have had 3 free audits today, the most we offer a day. Please come back tomorrow.</p><p>Nothing was analyzed.</p>');
-		expect(byHost.completion?.message).toBe('<p>popular.example has had 10 free audits today, the most we offer a site a day. Please come back tomorrow.</p><p>Nothing was analyzed.</p>');
+		expect(byEmail.completion?.message).toBe('You have had 3 free audits today, the most we offer a day. Please come back tomorrow.<br /><br />Nothing was analyzed.');
+		expect(byHost.completion?.message).toBe('popular.example has had 10 free audits today, the most we offer a site a day. Please come back tomorrow.<br /><br />Nothing was analyzed.');
 		expect(allowed.completion?.title).toMatch(/^Your page scores \d+\/100$/);
 		expect(server.requests.filter((request) => request.method === 'POST')).toHaveLength(1);
 	});
@@ -182,7 +182,7 @@ describe('examples/free-seo-audit-form.json', () => {
 		expect(first.completion?.title).toMatch(/^Your page scores/);
 		expect(queued.error).toBeUndefined();
 		expect(queued.completion?.title).toBe('Your report is on its way');
-		expect(queued.completion?.message).toBe("<p>Our SEO service is busy right now. Your report of https://shop.example/search?q=cold&amp;who=it's comes by e-mail to o'brien+seo@tea.example in a few minutes.</p>");
+		expect(queued.completion?.message).toBe("Our SEO service is busy right now. Your report of https://shop.example/search?q=cold&amp;who=it's comes by e-mail to o'brien+seo@tea.example in a few minutes.");
 		expect(emails(queued)).toEqual([]);
 		expect(requestRows()[1]).toMatchObject({ email: ODD_EMAIL, url: ODD_PAGE, status: 'queued', error: expect.stringContaining('429') });
 		expect(leadRows()[1]).toMatchObject({ email: ODD_EMAIL, status: 'queued' });
