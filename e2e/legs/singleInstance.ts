@@ -16,6 +16,7 @@ import { installIntoUserFolder, type PackedPackage } from '../../dev/n8n/communi
 import { DEMO_CREDENTIAL, demoCredential, PACKAGE_NODE_PREFIX, pointedAt, type Example, type WorkflowJson, type WorkflowNode } from '../../dev/n8n/examples';
 import { itemsOf, parseCliExecution, runManually, waitForExecution } from '../../dev/n8n/executions';
 import { writingInto } from '../../dev/examples';
+import { AUDIT_FORM_FILE, runAuditFormChecks } from '../lib/auditForm';
 import { dashboardExample, importDashboardCredential, runDashboardChecks } from '../lib/dashboard';
 import { runDataTableExamples, runHistoryChecks } from '../lib/dataTables';
 import { MONTHLY_REPORT_FILE, runMonthlyReportCheck } from '../lib/monthlyReport';
@@ -293,6 +294,14 @@ export async function proveSingleInstance(leg: LegContext & { screenshotsDir: st
 					if (!(error instanceof StepFailed)) throw error;
 				});
 			}
+		}
+
+		// The audit form published, sent in Chromium; its mails go to a real SMTP server.
+		const auditForm = examples.find((example) => example.file === AUDIT_FORM_FILE);
+		if (auditForm) {
+			await runAuditFormChecks(checks, { example: auditForm, rest, n8nUrl: url, n8nVersion: install.n8nVersion, phpRank, screenshotsDir: leg.screenshotsDir }).catch((error: unknown) => {
+				if (!(error instanceof StepFailed)) throw error;
+			});
 		}
 
 		const manualExample = examples.find((example) => example.file === 'spreadsheet-to-seo-reports-offline.json') ?? examples.find((example) => example.offline);
