@@ -192,6 +192,8 @@ describe('examples/free-seo-audit-form.json', () => {
 		expect(early.error).toBeUndefined();
 		expect(emails(early)).toEqual([]);
 		expect(requestRows()[1]).toMatchObject({ status: 'queued', attempts: 2 });
+		// Tried again a minute later, and later still after each failure (a minute more each time, at most an hour).
+		expect(Number(requestRows()[1].retryAt) - Date.now()).toBeGreaterThan(MINUTE - 5_000);
 
 		jest.setSystemTime(Date.now() + MINUTE);
 		const freed = await drain();
