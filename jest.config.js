@@ -1,3 +1,5 @@
+const { availableParallelism } = require('node:os');
+
 /** @type {import('jest').Config} */
 module.exports = {
 	testEnvironment: 'node',
@@ -10,6 +12,7 @@ module.exports = {
 	// n8n's Form nodes sanitize HTML with sanitize-html, whose htmlparser2 12 is ESM only: Node.js requires it, jest's
 	// module system cannot. htmlparser2 10, installed beside it, has a CommonJS build with the same API.
 	moduleNameMapper: { '^htmlparser2$': '<rootDir>/node_modules/htmlparser2/dist/commonjs/index.js' },
-	// A worker per core: jest's default leaves one idle for itself, and on two cores that runs the files one by one.
-	maxWorkers: '100%',
+	// A worker more than cores: several files spend their time waiting on a slow deployment's scaled-down seconds
+	// or an outage with the CPU idle, and jest's default (one worker less than cores) runs two-core machines one by one.
+	maxWorkers: availableParallelism() + 1,
 };

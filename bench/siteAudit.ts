@@ -8,12 +8,9 @@
  *   npm run bench:site-audit -- [pages=10000]
  *   npm run bench:site-audit -- 300        a quick check that the case works
  */
-import { getHeapStatistics } from 'node:v8';
 import { startPhpRankServer } from '../dev/server';
 import type { PhpRankServer } from '../dev/server';
-import { BIG_SITEMAP_FILE, SITE_PREFIX } from '../dev/server/site';
-import { loadExampleWorkflow } from '../dev/examples';
-import { runNode, runWorkflow } from '../dev/engine';
+import { runNode } from '../dev/engine';
 import { describeRun, log, markdownTable, runScript } from './processes';
 
 const RATE_LIMIT = { maxAttempts: 60, decaySeconds: 1, preciseRetryAfter: true };
@@ -86,31 +83,6 @@ async function audit(server: PhpRankServer, pages: number): Promise<RunFigures> 
 	};
 }
 
-/**
- * The site audit example reading a sitemap of 50,000 pages (the protocol's most) up to its list of pages, stopped
- * before the phpRank node: the heap's peak above where it started (sampled every 5 ms) and what it keeps after a
- * garbage collection with the run's data still held.
- */
-async function readBigSitemap(server: PhpRankServer) {
-	const workflow = loadExampleWorkflow('site-audit-offline.json', { server });
-	const [assignment] = (workflow.nodes.find((node) => node.name === 'Sitemap to audit')!.parameters.assignments as { assignments: Array<{ value: string }> }).assignments;
-	assignment.value = `${new URL(server.url).origin}${SITE_PREFIX}/${BIG_SITEMAP_FILE}`;
-	delete workflow.connections['Each page once'];
-	const heapBefore = heapUsed();
-	let peak = heapBefore;
-	const sampling = setInterval(() => (peak = Math.max(peak, process.memoryUsage().heapUsed)), 5);
-	const started = Date.now();
-	const result = await runWorkflow(workflow, { credentials: { phpRankApi: { baseUrl: server.url, apiKey: server.apiKey } } });
-	const wallMs = Date.now() - started;
-	clearInterval(sampling);
-	const pages = new Set(result.output('Each page once').map((item) => String(item.json.url))).size;
-	return { pages, wallMs, peakMiB: (peak - heapBefore) / 1024 ** 2, keptMiB: (heapUsed() - heapBefore) / 1024 ** 2, heapLimitMiB: heapLimit() / 1024 ** 2 };
-}
-
-function heapLimit(): number {
-	return getHeapStatistics().heap_size_limit;
-}
-
 /** The least time the rate limit allows `requests`: the last window's start, the first window opening at 0. */
 const leastMs = (requests: number) => Math.floor((requests - 1) / RATE_LIMIT.maxAttempts) * WINDOW_MS;
 
@@ -133,10 +105,6 @@ async function main() {
 	server.ageReports(agedIds, 7 * DAY_SECONDS);
 	const afterAgeing = await audit(server, pages);
 	await server.close();
-
-	const sitemapServer = await startPhpRankServer();
-	const bigSitemap = await readBigSitemap(sitemapServer);
-	await sitemapServer.close();
 
 	const resumed = await startPhpRankServer({ rateLimit: RATE_LIMIT });
 	const stopped = await audit(resumed, reached);
@@ -175,19 +143,12 @@ async function main() {
 		),
 		'',
 	);
-	log(
-		`The example's sitemap reading, ${BIG_SITEMAP_FILE}: ${bigSitemap.pages} unique pages in ${(bigSitemap.wallMs / 1000).toFixed(1)} s; ` +
-			`heap ${bigSitemap.peakMiB.toFixed(0)} MiB above its start at the peak, ${bigSitemap.keptMiB.toFixed(0)} MiB kept with the run's data, ` +
-			`against Node's heap limit of ${bigSitemap.heapLimitMiB.toFixed(0)} MiB`,
-		'',
-	);
 	const goals = [
 		{ goal: 'first run within 1.05× the least time the rate limit allows (first request to last answer)', met: first.requestsMs <= 1.05 * leastMs(first.reads + first.creates) },
 		{ goal: `run again, all fresh: at most pages/100 + 2 requests, no analysis`, met: again.reads + again.creates + again.reanalyses <= pages / PAGE_SIZE + 2 && again.creates + again.reanalyses === 0 },
 		{ goal: 'after ageing: exactly the aged reports re-analyzed', met: afterAgeing.reanalyses === agedIds.length && afterAgeing.creates === 0 },
 		{ goal: `after the stop: the remaining ${pages - reached} analyses plus the reads`, met: rest.creates === pages - reached && rest.reanalyses === 0 && rest.reads <= pagesRead(reached) + 2 },
 		{ goal: 'no failed item, no duplicate', met: runs.every(({ figures }) => figures.failedItems === 0 && figures.duplicates === 0) },
-		{ goal: `the 50,000-page sitemap read whole within Node's default heap`, met: bigSitemap.pages === 50_000 && bigSitemap.peakMiB < bigSitemap.heapLimitMiB },
 	];
 	log(...goals.map(({ goal, met }) => `${met ? 'met' : 'MISSED'}: ${goal}`));
 }

@@ -9,9 +9,9 @@ import { RESTRICT_FILE_ACCESS_TO } from 'n8n-core';
 import type { DataTableColumnType, INodeExecutionData } from 'n8n-workflow';
 
 import type { PhpRankServer, ReportState } from './server';
-import { checkTitle, failedChecks, failedCheckTitles, scorePage } from './server/analysis';
+import { CHECK_NAMES, checkTitle, DEFAULT_POINTS, describePage, failedChecks, failedCheckTitles, scoreOf, scorePage } from './server/analysis';
+import type { Points } from './server/analysis';
 import { resultBandOf } from './server/listQuery';
-import { SITE_ORIGIN } from './server/site';
 import type { WorkflowFixture } from './engine';
 import { InMemoryDataTables } from './engine/dataTables';
 import { pointedAt } from './n8n/examples';
@@ -39,12 +39,15 @@ const READ_WRITE_FILE = 'n8n-nodes-base.readWriteFile';
  * The workflow exported in `examples/<fileName>`. The file keeps repository-relative file paths,
  * which n8n resolves against the folder it was started from; here they are made absolute so that
  * the run does not depend on the current folder. With `server`, what it fetches from the bundled
- * server directly (the site audit's sitemap) is fetched from that one; `outputFolder` moves the files it
- * writes there.
+ * server directly is fetched from that one, and with `site` the offline site audit audits that audit site;
+ * `outputFolder` moves the files it writes there.
  */
-export function loadExampleWorkflow(fileName: string, { server, outputFolder }: { server?: { url: string }; outputFolder?: string } = {}): WorkflowFixture {
+export function loadExampleWorkflow(
+	fileName: string,
+	{ server, site, outputFolder }: { server?: { url: string }; site?: { url: string }; outputFolder?: string } = {},
+): WorkflowFixture {
 	const read = JSON.parse(readFileSync(path.join(EXAMPLES_DIR, fileName), 'utf8')) as WorkflowFixture;
-	const workflow = server ? pointedAt(read, server) : read;
+	const workflow = server ? pointedAt(read, server, site) : read;
 	for (const node of workflow.nodes) {
 		const selector = node.parameters.fileSelector;
 		if (node.type === READ_WRITE_FILE && typeof selector === 'string' && !path.isAbsolute(selector)) {
@@ -150,6 +153,24 @@ export function seedReportsWithChangedPages(server: PhpRankServer): void {
 	}
 }
 
+/**
+ * Two pages to change between two audits of a site, from its reports: its best page made worse (quality 0) and its
+ * worst made better (the highest quality that does not gain it exactly what the other loses), so that each newly
+ * fails or passes checks and the site's average score changes too, whatever the pages' URLs score.
+ */
+export function pagesToChange(reports: ReportState[]): Array<{ url: string; targetUrl: string; id: number; quality: number }> {
+	const byScore = [...reports].sort((a, b) => a.result - b.result);
+	const [better, worse] = [byScore[0], byScore.at(-1)!];
+	const loss = worse.result - Math.round(scorePage(worse.targetUrl, 0));
+	const gain = (quality: number) => Math.round(scorePage(better.targetUrl, quality)) - better.result;
+	const quality = [1, 0.95, 0.9, 0.85, 0.8].find((candidate) => gain(candidate) > 0 && gain(candidate) !== loss);
+	if (quality === undefined) throw new Error(`no quality makes ${better.targetUrl} better by other than ${loss} points`);
+	return [
+		{ url: worse.url, targetUrl: worse.targetUrl, id: worse.id, quality: 0 },
+		{ url: better.url, targetUrl: better.targetUrl, id: better.id, quality },
+	];
+}
+
 const IMPORTANCES = ['high', 'medium', 'low'] as const;
 
 /** What a site audit did with a page's report: made it, analyzed it again, or found it fresh enough to keep. */
@@ -184,30 +205,117 @@ export function averageScoreTrend(average: number | null, previousAverages: Arra
 	return `Average score ${average.toFixed(1)}: ${trend}`;
 }
 
+/** An item of Site > Audit, as the site audit examples read it: what the crawl found of a URL. */
+export interface SiteAuditItem {
+	url: string;
+	outcome: string;
+	reason?: string | null;
+	status: number | null;
+	depth: number | null;
+	inlinks: number;
+	linkedFrom: Array<{ url: string; text: string }>;
+	orphan: boolean;
+}
+
+const ANALYZED_OUTCOMES = ['created', 'existing', 'reanalyzed'];
+const SHOWN = 5;
+const LISTED = 10;
+
+/** The site a URL belongs to, as phpRank names its project: the host without `www.`. */
+export const siteOf = (url: string) => new URL(url).hostname.toLowerCase().replace(/^www\./, '');
+
+const newestReport = (reports: ReportState[], url: string) =>
+	reports.filter((report) => report.targetUrl === url).reduce<ReportState | undefined>((last, report) => (last && last.id > report.id ? last : report), undefined);
+
 /**
- * The summary the site audit examples make of a run over the fixture site (dev/server/site.ts), from the server's
- * reports before and after it: `pages` in the order the run audited them, `errors` the message of each page that failed,
- * `previousAverages` the average scores of the site's earlier runs as the runs table holds them, newest first.
- * Checks are named by their titles; the top issues and the worst pages are five each, with those tied with the
- * fifth counted rather than cut.
+ * What fixing each failing check on every page analyzed is worth: the average over the pages of the score each would
+ * have with the check passed, less its score (phpRank's points of passed checks over all, `points` a check's worth by
+ * importance), with the pages failing it. Most worth first, then most pages, importance, title.
+ */
+export function issuesByGain(reports: ReportState[], points: Readonly<Points> = DEFAULT_POINTS) {
+	const issues = new Map<string, { title: string; importance: (typeof IMPORTANCES)[number]; pages: number; gain: number }>();
+	for (const report of reports) {
+		const results = describePage(report.targetUrl, report.quality);
+		const passed = CHECK_NAMES.map((name) => results[name].passed);
+		CHECK_NAMES.forEach((name, index) => {
+			if (passed[index]) return;
+			const fixed = passed.map((value, other) => value || other === index);
+			const issue = issues.get(name) ?? { title: checkTitle(name), importance: results[name].importance as (typeof IMPORTANCES)[number], pages: 0, gain: 0 };
+			issue.pages += 1;
+			issue.gain += (scoreOf(fixed, points) - scoreOf(passed, points)) / reports.length;
+			issues.set(name, issue);
+		});
+	}
+	// Sums of unequal floats: equal gains compared as equal.
+	const comparable = (gain: number) => Math.round(gain * 1e6);
+	return [...issues.values()].sort(
+		(a, b) => comparable(b.gain) - comparable(a.gain) || b.pages - a.pages || IMPORTANCES.indexOf(a.importance) - IMPORTANCES.indexOf(b.importance) || a.title.localeCompare(b.title),
+	);
+}
+
+/** The summary's history warning: n8n refused the run's write into its Data tables. */
+export const HISTORY_NOT_SAVED =
+	'*History not saved*\nn8n refused to write this run into its Data tables (what it had written of it is deleted again). It does so once all its Data tables together reach its size limit, N8N_DATA_TABLES_MAX_SIZE_BYTES (by default 50 MB on n8n 1.x, 200 MB on n8n 2.x): delete old runs with audit-history-pruning.json or raise the limit, and the next run is saved.';
+
+/**
+ * The message the site audit examples make of a run of Site > Audit (its items, one per URL found, in its order): the
+ * pages analyzed as phpRank holds their reports after the run (`before`: its reports before, to tell created,
+ * re-analyzed and fresh apart and the checks newly failing), the broken links with the pages and anchor texts linking
+ * to them, orphans, the deepest pages, the issues by what fixing them is worth (`points`, phpRank's by default), the
+ * worst pages, the trend against `previousAverages` (the site's earlier runs, newest first), and whether the history
+ * was saved. Lists show five, or ten for broken links and orphans, with ties and the rest counted.
  */
 export function siteAuditSummary(
-	server: PhpRankServer,
+	server: Pick<PhpRankServer, 'url' | 'reports'>,
 	before: ReportState[],
-	run: { pages: string[]; errors: Map<string, string>; previousAverages?: Array<number | null> },
+	run: { items: SiteAuditItem[]; previousAverages?: Array<number | null>; points?: Readonly<Points>; historyNotSaved?: boolean },
 ): string {
-	const newest = (reports: ReportState[], url: string) =>
-		reports.filter((report) => report.targetUrl === url).reduce<ReportState | undefined>((last, report) => (last && last.id > report.id ? last : report), undefined);
-	const reportUrl = (report: ReportState) => `${server.url}/reports/${report.id}`;
-	const audited = run.pages
-		.filter((url) => !run.errors.has(url))
-		.map((url) => {
-			const report = newest(server.reports(), url)!;
-			return { url, report, outcome: siteAuditOutcome(before, report) };
+	const { items } = run;
+	const plural = (count: number, word: string) => `${count} ${count === 1 ? word : `${word}s`}`;
+	const list = (lines: string[]) => (lines.length ? lines.join('\n') : 'none');
+	const counted = (outcome: string) => items.filter((item) => item.outcome === outcome).length;
+	const analyzed = items
+		.filter((item) => ANALYZED_OUTCOMES.includes(item.outcome))
+		.map((item) => {
+			const report = newestReport(server.reports(), item.url);
+			if (!report) throw new Error(`the server holds no report of ${item.url}`);
+			return { ...item, report, outcome: siteAuditOutcome(before, report), grade: resultBandOf(report.result) };
 		});
-	const count = (grade: string) => audited.filter(({ report }) => resultBandOf(report.result) === grade).length;
-	const counted = (outcome: SiteAuditOutcome) => audited.filter((page) => page.outcome === outcome).length;
-	const newlyFailing = audited.flatMap(({ url, report, outcome }) => {
+	const outcomes = (outcome: SiteAuditOutcome) => analyzed.filter((page) => page.outcome === outcome).length;
+	const graded = (grade: string) => analyzed.filter((page) => page.grade === grade).length;
+	const reportUrl = (report: ReportState) => `${server.url}/reports/${report.id}`;
+	const broken = items.filter((item) => item.outcome === 'broken');
+	const orphans = items.filter((item) => item.orphan);
+	const failed = items.filter((item) => item.outcome === 'failed');
+	const average = analyzed.length ? Math.round((analyzed.reduce((sum, page) => sum + page.report.result, 0) / analyzed.length) * 10) / 10 : null;
+	const more = <T>(all: T[], shown: number, what: string) => (all.length > shown ? [`• and ${all.length - shown} more ${what}`] : []);
+
+	const brokenLines = broken.slice(0, LISTED).map((item) => {
+		const from = item.linkedFrom.slice(0, SHOWN).map((link) => `${link.url} "${link.text}"`);
+		return `• ${item.url} (${item.status ?? 'no answer'}) linked from ${from.join(', ') || 'the sitemap only'}${item.inlinks > SHOWN ? ` and ${item.inlinks - SHOWN} more pages` : ''}`;
+	});
+	const deepFirst = analyzed.filter((page) => page.depth !== null).sort((a, b) => b.depth! - a.depth! || a.url.localeCompare(b.url));
+	const tiedDeep = deepFirst.slice(SHOWN).filter((page) => page.depth === deepFirst[SHOWN - 1].depth).length;
+	const worstFirst = [...analyzed].sort((a, b) => a.report.result - b.report.result || a.url.localeCompare(b.url));
+	const tiedWorst = worstFirst.slice(SHOWN).filter((page) => page.report.result === worstFirst[SHOWN - 1].report.result).length;
+
+	const round1 = (value: number) => Math.round(value * 10) / 10;
+	const issues = issuesByGain(
+		analyzed.map((page) => page.report),
+		run.points,
+	);
+	const worth = issues.filter((issue) => round1(issue.gain) > 0);
+	const nothing = issues.filter((issue) => round1(issue.gain) === 0);
+	const tiedIssues = worth.slice(SHOWN).filter((issue) => round1(issue.gain) === round1(worth[SHOWN - 1].gain)).length;
+	const issueLines = [
+		...worth.slice(0, SHOWN).map((issue) => `• ${issue.title} (${issue.importance}): +${issue.gain.toFixed(1)}, ${plural(issue.pages, 'page')}`),
+		...(tiedIssues ? [`• and ${tiedIssues} more at +${worth[SHOWN - 1].gain.toFixed(1)}`] : []),
+		...(worth.length > SHOWN + tiedIssues ? [`• and ${worth.length - SHOWN - tiedIssues} more worth less`] : []),
+		...(nothing.length
+			? [`• Worth no points, fixing them leaves the score as it is: ${nothing.map((issue) => `${issue.title} (${issue.importance}, ${plural(issue.pages, 'page')})`).join(', ')}`]
+			: []),
+	];
+	const newlyFailing = analyzed.flatMap(({ url, report, outcome }) => {
 		if (outcome !== 'reanalyzed') return [];
 		const previous = before.find((candidate) => candidate.id === report.id)!;
 		const failedBefore = failedChecks(previous.targetUrl, previous.quality);
@@ -217,46 +325,35 @@ export function siteAuditSummary(
 			.map(([importance, names]) => `${names.map(checkTitle).join(', ')} (${importance})`);
 		return parts.length ? [`• ${url}: ${parts.join('; ')} ${reportUrl(report)}`] : [];
 	});
-	const pagesText = (count: number) => `${count} ${count === 1 ? 'page' : 'pages'}`;
-	// Every check failing on a page, with how many: most pages first, then by importance, then by title.
-	const affected = new Map<string, { title: string; importance: number; pages: number }>();
-	for (const { report } of audited) {
-		const failed = failedChecks(report.targetUrl, report.quality);
-		IMPORTANCES.forEach((importance, rank) => {
-			for (const name of failed[importance]) {
-				const check = affected.get(name) ?? { title: checkTitle(name), importance: rank, pages: 0 };
-				check.pages += 1;
-				affected.set(name, check);
-			}
-		});
-	}
-	const checks = [...affected.values()].sort((a, b) => b.pages - a.pages || a.importance - b.importance || a.title.localeCompare(b.title));
-	// The 5th place's ties are counted, not cut.
-	const tiedChecks = checks.slice(5).filter((check) => check.pages === checks[4].pages).length;
-	const topIssues =
-		(checks.slice(0, 5).map((check) => `${check.title} (${pagesText(check.pages)})`).join(', ') || 'none') +
-		(tiedChecks ? ` and ${tiedChecks} more with ${pagesText(checks[4].pages)}` : '');
-	const worstFirst = [...audited].sort((a, b) => a.report.result - b.report.result || a.url.localeCompare(b.url));
-	const worst = worstFirst.slice(0, 5);
-	const tiedPages = worstFirst.slice(5).filter((page) => page.report.result === worst[4].report.result).length;
-	const failed = [...run.errors].map(([url, error]) => `• ${url}: ${error.split('\n')[0].replace(/:$/, '')}`);
-	const lines = (list: string[]) => (list.length ? list.join('\n') : 'none');
+	const blocked = counted('blocked');
+	const notAnalyzed = counted('notAnalyzed');
 	return [
-		`*SEO audit of ${new URL(SITE_ORIGIN).hostname.replace(/^www\./, '')}*: ${audited.length} pages: ${count('good')} good, ${count('decent')} decent, ${count('bad')} bad` +
-			`${failed.length ? `; ${failed.length} could not be analyzed` : ''}.`,
-		averageScoreTrend(audited.length ? Math.round((audited.reduce((sum, { report }) => sum + report.result, 0) / audited.length) * 10) / 10 : null, run.previousAverages ?? []),
-		`Analyzed in this run: ${counted('created')} new, ${counted('reanalyzed')} re-analyzed; ${counted('existing')} fresh from earlier runs.`,
-		'*Top issues by pages affected*',
-		topIssues,
+		`*SEO audit of ${siteOf(items[0].url)}*: ${plural(items.length, 'URL')} found, ${analyzed.length} analyzed: ${graded('good')} good, ${graded('decent')} decent, ${graded('bad')} bad; ` +
+			`${plural(broken.length, 'broken link')}, ${plural(orphans.length, 'orphan page')}, ${plural(counted('redirected'), 'redirect')}` +
+			`${blocked ? `, ${blocked} blocked by robots.txt` : ''}${notAnalyzed ? `, ${notAnalyzed} not analyzed` : ''}${failed.length ? `, ${failed.length} could not be audited` : ''}.`,
+		averageScoreTrend(average, run.previousAverages ?? []),
+		`Analyzed in this run: ${outcomes('created')} new, ${outcomes('reanalyzed')} re-analyzed; ${outcomes('existing')} fresh from earlier runs.`,
+		'*Broken links*',
+		list([...brokenLines, ...more(broken, LISTED, 'broken links')]),
+		'*Orphan pages* (in a sitemap, linked from no page)',
+		list([...orphans.slice(0, LISTED).map((item) => `• ${item.url}`), ...more(orphans, LISTED, 'orphan pages')]),
+		'*Deepest pages* (clicks from the start page)',
+		list([
+			...deepFirst.slice(0, SHOWN).map((page) => `• ${plural(page.depth!, 'click')}: ${page.url}`),
+			...(tiedDeep ? [`• and ${tiedDeep} more at ${plural(deepFirst[SHOWN - 1].depth!, 'click')}`] : []),
+		]),
+		'*Top issues by what fixing them is worth* (average score gained if fixed on every page)',
+		list(issueLines),
 		'*Worst pages*',
-		lines([
-			...worst.map(({ url, report }) => `• ${url}: ${report.result}/100 (${resultBandOf(report.result)}) ${reportUrl(report)}`),
-			...(tiedPages ? [`• and ${tiedPages} more at ${worst[4].report.result}/100`] : []),
+		list([
+			...worstFirst.slice(0, SHOWN).map((page) => `• ${page.url}: ${page.report.result}/100 (${page.grade}) ${reportUrl(page.report)}`),
+			...(tiedWorst ? [`• and ${tiedWorst} more at ${worstFirst[SHOWN - 1].report.result}/100`] : []),
 		]),
 		'*Checks newly failing on the re-analyzed pages*',
-		lines(newlyFailing),
-		'*Could not be analyzed*',
-		lines(failed),
+		list(newlyFailing),
+		'*Could not be audited*',
+		list(failed.map((item) => `• ${item.url}: ${String(item.reason).split('\n')[0].replace(/:$/, '')}`)),
+		...(run.historyNotSaved ? [HISTORY_NOT_SAVED] : []),
 	].join('\n');
 }
 
@@ -281,6 +378,11 @@ export const AUDIT_HISTORY_TABLES = {
 			{ name: 'reportId', type: 'number' },
 			{ name: 'reportUrl', type: 'string' },
 			{ name: 'error', type: 'string' },
+			{ name: 'status', type: 'number' },
+			{ name: 'depth', type: 'number' },
+			{ name: 'inlinks', type: 'number' },
+			{ name: 'broken', type: 'boolean' },
+			{ name: 'orphan', type: 'boolean' },
 		],
 	},
 	runs: {
@@ -306,40 +408,41 @@ export function auditHistoryTables(maxSizeBytes?: number): InMemoryDataTables {
 	return tables;
 }
 
-/** A row of `phprank_audit_pages` without its run's time: what the site audit writes for a page. */
-export type PageHistoryRow = Record<(typeof AUDIT_HISTORY_TABLES.pages.columns)[number]['name'], string | number | null>;
+/** A row of `phprank_audit_pages` without its run's time: what the site audit writes for a URL. */
+export type PageHistoryRow = Record<(typeof AUDIT_HISTORY_TABLES.pages.columns)[number]['name'], string | number | boolean | null>;
 
 /**
- * The rows a site audit of the fixture site writes into `phprank_audit_pages` for one run, from the server's reports
- * after it (the newest report of each page), by page URL: score, grade, failed checks and link as phpRank holds them,
- * and for a page that failed its `error` (here only its start: its wording is the node's) with empty columns beside.
+ * The rows a site audit writes into `phprank_audit_pages` for one run, one per item of Site > Audit (in its order):
+ * what the crawl found (status, depth, inlinks, broken, orphan), and for a page analyzed its score, grade, failed
+ * checks and link as phpRank holds its newest report (`server.reports()`, as the run left them); for a URL that could
+ * not be audited, the first line of why.
  */
-export function pageHistoryRows(server: PhpRankServer, reports: ReportState[], run: { pages: string[]; errors: Map<string, string> }): Array<Omit<PageHistoryRow, 'runId' | 'runAt'>> {
-	const site = new URL(SITE_ORIGIN).hostname.replace(/^www\./, '');
-	return run.pages.map((url) => {
-		if (run.errors.has(url)) {
-			const error = run.errors.get(url)!.split('\n')[0].replace(/:$/, '');
-			return { site, url, score: null, grade: null, failedHigh: null, failedMedium: null, failedLow: null, reportId: null, reportUrl: null, error };
-		}
-		const report = reports.filter((candidate) => candidate.targetUrl === url).reduce((last, candidate) => (candidate.id > last.id ? candidate : last));
-		const failed = failedChecks(report.targetUrl, report.quality);
+export function pageHistoryRows(server: Pick<PhpRankServer, 'url' | 'reports'>, items: SiteAuditItem[]): Array<Omit<PageHistoryRow, 'runId' | 'runAt'>> {
+	return items.map((item) => {
+		const report = ANALYZED_OUTCOMES.includes(item.outcome) ? newestReport(server.reports(), item.url) : undefined;
+		const failed = report ? failedChecks(report.targetUrl, report.quality) : undefined;
 		return {
-			site,
-			url,
-			score: report.result,
-			grade: resultBandOf(report.result),
-			failedHigh: failed.high.join(', '),
-			failedMedium: failed.medium.join(', '),
-			failedLow: failed.low.join(', '),
-			reportId: report.id,
-			reportUrl: `${server.url}/reports/${report.id}`,
-			error: null,
+			site: siteOf(item.url),
+			url: item.url,
+			score: report?.result ?? null,
+			grade: report ? resultBandOf(report.result) : null,
+			failedHigh: failed?.high.join(', ') ?? null,
+			failedMedium: failed?.medium.join(', ') ?? null,
+			failedLow: failed?.low.join(', ') ?? null,
+			reportId: report?.id ?? null,
+			reportUrl: report ? `${server.url}/reports/${report.id}` : null,
+			error: item.outcome === 'failed' ? String(item.reason).split('\n')[0].replace(/:$/, '') : null,
+			status: item.status,
+			depth: item.depth,
+			inlinks: item.inlinks,
+			broken: item.outcome === 'broken',
+			orphan: item.orphan,
 		};
 	});
 }
 
 /** The row of `phprank_audit_runs` a run writes for the site, from its rows in `phprank_audit_pages`. */
-export function runHistoryRow(pages: Array<Pick<PageHistoryRow, 'site' | 'score' | 'grade'>>) {
+export function runHistoryRow(pages: Array<Pick<PageHistoryRow, 'site' | 'score' | 'grade' | 'error'>>) {
 	const scored = pages.filter((page) => page.score !== null);
 	const grades = (grade: string) => scored.filter((page) => page.grade === grade).length;
 	const average = scored.reduce((sum, page) => sum + Number(page.score), 0) / scored.length;
@@ -350,7 +453,7 @@ export function runHistoryRow(pages: Array<Pick<PageHistoryRow, 'site' | 'score'
 		good: grades('good'),
 		decent: grades('decent'),
 		bad: grades('bad'),
-		notAnalyzed: pages.length - scored.length,
+		notAnalyzed: pages.filter((page) => page.error !== null).length,
 	};
 }
 
@@ -403,9 +506,15 @@ export function slackMessagesAsItems(workflow: WorkflowFixture): WorkflowFixture
 	return { ...workflow, nodes };
 }
 
-/** The check titles an example carries (its object literal that starts with `{ "title": "Title"`), by check ID. */
+/**
+ * The check titles an example carries, by check ID: a Code node's `const CHECK_TITLES = { title: 'Title', … }`, or an
+ * expression's object literal that starts with `{ "title": "Title"`.
+ */
 export function checkTitlesOf(workflow: { nodes: Array<{ parameters: unknown }> }): Record<string, string> {
-	const found = /\{ "title": "Title"[^}]*\}/.exec(JSON.stringify(workflow.nodes.map((node) => node.parameters)).replace(/\\"/g, '"'));
+	const parameters = JSON.stringify(workflow.nodes.map((node) => node.parameters)).replace(/\\"/g, '"').replace(/\\n/g, '\n');
+	const inCode = /const CHECK_TITLES = \{([^}]*)\}/.exec(parameters);
+	if (inCode) return Object.fromEntries([...inCode[1].matchAll(/'?([\w-]+)'?: '([^']*)'/g)].map(([, id, title]) => [id, title]));
+	const found = /\{ "title": "Title"[^}]*\}/.exec(parameters);
 	if (!found) throw new Error('the workflow carries no check titles');
 	return JSON.parse(found[0]) as Record<string, string>;
 }

@@ -3,11 +3,11 @@
  * against the bundled phpRank-compatible server and prints what it did, row by row, then runs it again
  * to show that the second run creates nothing, and shows the CSV file it wrote the results into. Then two of the pages change on the server, and
  * examples/scheduled-reanalysis-offline.json re-analyzes every report and prints its alerts: the checks that
- * newly fail, the score change and the link. Last, examples/site-audit-offline.json audits a small shop from its
- * sitemaps (an index with a gzipped index nested in it), which the bundled server serves, three times: right after
- * the first run every page is fresh and nothing is analyzed; a week later a page has changed, every report is
- * re-analyzed, and the summary lists the checks the changed page newly fails; each run is kept in n8n's Data tables
- * (in memory here), printed at the end. Offline: no build step, no n8n instance, no network beyond 127.0.0.1.
+ * newly fail, the score change and the link. Last, examples/site-audit-offline.json audits the bundled audit site
+ * (dev/server/auditSite.ts: broken links, an orphan, a redirect, a chain four clicks deep) three times: right after
+ * the first run every page is fresh and nothing is analyzed; a week later a page has changed, its report is
+ * re-analyzed, and the summary lists the checks it newly fails; each run is kept in n8n's Data tables (in memory
+ * here), printed at the end. Offline: no build step, no n8n instance, no network beyond 127.0.0.1.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -15,15 +15,14 @@ import path from 'node:path';
 
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
-import { startPhpRankServer } from '../dev/server';
-import { SITE_INDEX_FILE, sitemapFilesFrom } from '../dev/server/site';
+import { startAuditSite, startPhpRankServer } from '../dev/server';
 import { runWorkflow } from '../dev/engine';
 import { allowExampleFiles, AUDIT_HISTORY_TABLES, auditHistoryTables, loadExampleWorkflow, qualityLosingAHighCheckOnly, RESULTS_FILE, sourceIndex } from '../dev/examples';
 
 const WORKFLOW_FILE = 'spreadsheet-to-seo-reports-offline.json';
 const REANALYSIS_FILE = 'scheduled-reanalysis-offline.json';
 const SITE_AUDIT_FILE = 'site-audit-offline.json';
-const CHANGED_SITE_PAGE = 'https://www.brewshop.example/pricing';
+const CHANGED_SITE_PATH = '/about.html';
 const WEEK_SECONDS = 7 * 86_400;
 const ROWS_NODE = 'Extract rows';
 const REPORT_NODE = 'Create SEO report';
@@ -75,9 +74,10 @@ async function main(): Promise<void> {
 	allowExampleFiles(outputFolder);
 	const server = await startPhpRankServer({ host: '127.0.0.1', port: 0 });
 	// n8n's Data tables, kept across the runs as n8n keeps them: the site audit writes its history there.
+	const site = await startAuditSite();
 	const dataTables = auditHistoryTables();
 	const run = async (file: string) =>
-		await runWorkflow(loadExampleWorkflow(file, { server, outputFolder }), { credentials: { phpRankApi: { baseUrl: server.url, apiKey: server.apiKey } }, dataTables });
+		await runWorkflow(loadExampleWorkflow(file, { server, site, outputFolder }), { credentials: { phpRankApi: { baseUrl: server.url, apiKey: server.apiKey } }, dataTables });
 	try {
 		console.log(`Running examples/${WORKFLOW_FILE} in n8n's engine against the bundled phpRank server at ${server.url}\n`);
 
@@ -163,33 +163,29 @@ async function main(): Promise<void> {
 			const before = server.requests.length;
 			const result = await run(SITE_AUDIT_FILE);
 			if (result.error) throw new Error(`the site audit stopped at "${result.run.data.resultData.lastNodeExecuted ?? 'a node'}": ${result.error.message}`);
-			const outcomes = result.output('Audit page').map(({ json }) => String(json.outcome ?? 'failed'));
+			const outcomes = result.output('Audit site').map(({ json }) => String(json.outcome));
 			const sent = server.requests.slice(before);
-			const counts = ['created', 'reanalyzed', 'existing', 'failed'].map((outcome) => `${count(outcomes, (entry) => entry === outcome)} ${outcome}`).join(', ');
-			console.log(
-				`${result.output('Each page once').length} pages, ${counts}; the server received ${count(sent, (request) => request.path.startsWith('/__site/'))} sitemap ` +
-					`requests and ${count(sent, (request) => request.path.startsWith('/api/'))} API requests. The summary:`,
-			);
+			const counts = [...new Set(outcomes)].map((outcome) => `${count(outcomes, (entry) => entry === outcome)} ${outcome}`).join(', ');
+			console.log(`${outcomes.length} URLs found: ${counts}; phpRank received ${count(sent, (request) => request.path.startsWith('/api/'))} API requests. The summary:`);
 			console.log(indented(result.output('Build summary').flatMap(({ json }) => String(json.text).split('\n'))));
 		};
-		const sitemaps = sitemapFilesFrom(SITE_INDEX_FILE).slice(1);
-		console.log(
-			`\nRunning examples/${SITE_AUDIT_FILE}: the sitemap index ${new URL(server.url).origin}/__site/${SITE_INDEX_FILE} leads to ` +
-				`${sitemaps.length} files (${sitemaps.join(', ')}), one of them an index.`,
-		);
+		const siteRequests = site.requests.length;
+		console.log(`\nRunning examples/${SITE_AUDIT_FILE}: Site > Audit of the bundled audit site ${site.url}/, from its sitemap and links.`);
 		await audit();
+		console.log(`(${site.requests.length - siteRequests} requests to the site.)`);
 		console.log('\nThe same audit again, right away: every report is fresh (analyzed within 6 days).');
 		await audit();
+		const changedPage = `${site.url}${CHANGED_SITE_PATH}`;
 		server.ageReports(
 			server.reports().map((report) => report.id),
 			WEEK_SECONDS,
 		);
-		server.changePage(CHANGED_SITE_PAGE, { quality: 0.6 });
-		console.log(`\nA week later (the server makes every report 7 days older), the page ${CHANGED_SITE_PAGE} has changed. The weekly audit:`);
+		server.changePage(changedPage, { quality: 0 });
+		console.log(`\nA week later (the server makes every report 7 days older), the page ${changedPage} has changed. The weekly audit:`);
 		await audit();
 
 		const pageRows = dataTables.rows(AUDIT_HISTORY_TABLES.pages.name);
-		console.log(`\nThe history the audits kept in n8n's Data tables: ${pageRows.length} rows in ${AUDIT_HISTORY_TABLES.pages.name} (one per page and run), and in ${AUDIT_HISTORY_TABLES.runs.name}:`);
+		console.log(`\nThe history the audits kept in n8n's Data tables: ${pageRows.length} rows in ${AUDIT_HISTORY_TABLES.pages.name} (one per URL found and run), and in ${AUDIT_HISTORY_TABLES.runs.name}:`);
 		console.log(
 			table(
 				['Run', 'Site', 'Pages', 'Average', 'Good', 'Decent', 'Bad', 'Not analyzed'],
@@ -199,10 +195,10 @@ async function main(): Promise<void> {
 				[2, 3, 4, 5, 6, 7],
 			),
 		);
-		const changedRows = pageRows.filter((row) => row.url === CHANGED_SITE_PAGE);
-		console.log(`${CHANGED_SITE_PAGE} over the runs: ${changedRows.map((row) => `${String(row.score)} (${String(row.grade)})`).join(' → ')}, report ${String(changedRows.at(-1)?.reportUrl)}`);
+		const changedRows = pageRows.filter((row) => row.url === changedPage);
+		console.log(`${changedPage} over the runs: ${changedRows.map((row) => `${String(row.score)} (${String(row.grade)})`).join(' → ')}, report ${String(changedRows.at(-1)?.reportUrl)}`);
 	} finally {
-		await server.close();
+		await Promise.all([server.close(), site.close()]);
 		rmSync(outputFolder, { recursive: true, force: true });
 	}
 }

@@ -19,13 +19,13 @@ import { parseArgs } from 'node:util';
 import { buildAndPack, installIntoUserFolder } from '../dev/n8n/communityPackage';
 import { AUDIT_HISTORY_TABLES } from '../dev/examples';
 import { ensureDataTables, personalProjectId } from '../dev/n8n/dataTables';
-import { DEMO_CREDENTIAL, demoCredential, EXAMPLE_SERVER_ORIGIN, loadExamples, pointedAt } from '../dev/n8n/examples';
+import { DEMO_CREDENTIAL, demoCredential, EXAMPLE_SERVER_ORIGIN, EXAMPLE_SITE_ORIGIN, loadExamples, pointedAt } from '../dev/n8n/examples';
 import { N8n, N8nRest, type Owner, type RunningN8n } from '../dev/n8n/n8n';
 import { CACHE_DIR, ensureN8n, installDir } from '../dev/n8n/n8nInstall';
 import { DEFAULT_RUNTIME } from '../dev/n8n/n8nVersions';
 import { installCleanup, stopAll } from '../dev/n8n/processes';
 import { errorMessage, freePort, portIsFree, REPOSITORY_ROOT, seconds } from '../dev/n8n/util';
-import { startPhpRankServer, type PhpRankServer } from '../dev/server';
+import { startAuditSite, startPhpRankServer, type AuditSite, type PhpRankServer } from '../dev/server';
 
 const HOME = path.join(CACHE_DIR, 'start-home');
 const OWNER_FILE = path.join(HOME, 'owner.json');
@@ -62,6 +62,7 @@ async function main(): Promise<void> {
 	}
 	const startedAt = Date.now();
 	let server: PhpRankServer | undefined;
+	let site: AuditSite | undefined;
 	let n8n: RunningN8n | undefined;
 	const work = mkdtempSync(path.join(os.tmpdir(), 'phprank-start-'));
 	let stopping = false;
@@ -71,6 +72,7 @@ async function main(): Promise<void> {
 		say('\nStopping n8n and the bundled phpRank server…');
 		await n8n?.stop().catch(() => undefined);
 		await server?.close().catch(() => undefined);
+		await site?.close().catch(() => undefined);
 		rmSync(work, { recursive: true, force: true });
 	};
 	installCleanup(shutdown);
@@ -100,6 +102,10 @@ async function main(): Promise<void> {
 		const phpRank = await startPhpRankServer({ host: '127.0.0.1', port: (await portIsFree(serverPort)) ? serverPort : 0, seedReports: SEEDED_REPORTS });
 		server = phpRank;
 		say(`  ${server.url} with ${SEEDED_REPORTS} sample reports`);
+		// The offline site audit's site, where it expects it (a site's robots.txt lives at its host's root: a port of its own).
+		const sitePort = Number(new URL(EXAMPLE_SITE_ORIGIN).port);
+		site = await startAuditSite({ port: (await portIsFree(sitePort)) ? sitePort : 0 });
+		say(`  its site with broken links, an orphan and redirects at ${site.url}/`);
 
 		const n8nSetup = new N8n(install, { userFolder: HOME, logs: 'start-' });
 		step(`credential "${DEMO_CREDENTIAL.name}" for it`);
@@ -110,7 +116,7 @@ async function main(): Promise<void> {
 		const missing = examples.filter((example) => !listed.some((line) => line.startsWith(`${example.id}|`)));
 		step(`example workflows: ${missing.length ? `importing ${missing.length}` : 'already imported'}`);
 		if (missing.length) {
-			await n8nSetup.import('workflow', missing.map((example) => pointedAt(example.workflow, phpRank)));
+			await n8nSetup.import('workflow', missing.map((example) => pointedAt(example.workflow, phpRank, site)));
 			for (const example of missing) say(`  ${example.workflow.name} (examples/${example.file})`);
 		}
 
@@ -145,7 +151,7 @@ async function main(): Promise<void> {
 		say();
 		say(`  Open       ${n8n.url}`);
 		say(`  Sign in    ${owner ? `${owner.email} / ${owner.password}` : 'with the owner account you set up earlier'}`);
-		say(`  phpRank    the bundled server at ${server.url}; credential "${DEMO_CREDENTIAL.name}" points at it`);
+		say(`  phpRank    the bundled server at ${server.url}; credential "${DEMO_CREDENTIAL.name}" points at it; the audit site at ${site.url}/`);
 		say(`  Examples   ${examples.length} workflows in Overview; these run right away: ${offline.join(', ')}`);
 		say(`  Data       ${path.relative(REPOSITORY_ROOT, HOME)} (npm start -- --fresh starts over)`);
 		say();

@@ -19,9 +19,20 @@ export const PACKAGE_NODE_PREFIX = 'n8n-nodes-phprank.';
  */
 export const EXAMPLE_SERVER_ORIGIN = 'http://127.0.0.1:8088';
 
-/** The workflow with the bundled server's expected address replaced by that of the server given. */
-export function pointedAt<T>(workflow: T, server: { url: string }): T {
-	return JSON.parse(JSON.stringify(workflow).replaceAll(EXAMPLE_SERVER_ORIGIN, new URL(server.url).origin)) as T;
+/**
+ * Where the offline site audit expects the bundled server's site with a known link graph (dev/server/auditSite.ts): a
+ * host of its own, as a site's robots.txt lives at its host's root. `npm start` starts it there.
+ */
+export const EXAMPLE_SITE_ORIGIN = 'http://127.0.0.1:8089';
+
+/**
+ * The workflow with the bundled server's expected address replaced by that of the server given, and with `site`, the
+ * audit site's too.
+ */
+export function pointedAt<T>(workflow: T, server: { url: string }, site?: { url: string }): T {
+	let text = JSON.stringify(workflow).replaceAll(EXAMPLE_SERVER_ORIGIN, new URL(server.url).origin);
+	if (site) text = text.replaceAll(EXAMPLE_SITE_ORIGIN, new URL(site.url).origin);
+	return JSON.parse(text) as T;
 }
 
 /**
@@ -57,6 +68,7 @@ const OFFLINE_NODE_TYPES = new Set(
 		'renameKeys',
 		'itemLists',
 		'stopAndError',
+		'code',
 		'dataTable',
 	].map((name) => `n8n-nodes-base.${name}`),
 );

@@ -9,7 +9,7 @@ import path from 'node:path';
 
 import type { INodePropertyOptions, INodeTypeDescription } from 'n8n-workflow';
 
-import { startPhpRankServer, type PhpRankServer } from '../../dev/server';
+import { startAuditSite, startPhpRankServer, type AuditSite, type PhpRankServer } from '../../dev/server';
 import { DOCUMENTED, runBrowserChecks } from '../lib/browser';
 import { assert, assertEqual, StepFailed, type Checks } from '../lib/checks';
 import { installIntoUserFolder, type PackedPackage } from '../../dev/n8n/communityPackage';
@@ -122,6 +122,42 @@ async function checkUrlShapesFoundAgain(rest: N8nRest, n8nVersion: string, phpRa
 	return `${accepted.length} reports created once (${[...new Set(first.map((item) => item.url).filter(Boolean))].slice(0, 3).join(', ')}, …), ${URL_SHAPES.length - accepted.length} refused; the second run: 0 creates`;
 }
 
+const SITE_AUDIT_WORKFLOW = { id: 'phprankSiteAudit1', name: 'phpRank: audit the bundled site' };
+
+/** Site > Audit of the bundled audit site (dev/server/auditSite.ts), run as the editor runs a workflow. */
+async function checkSiteAudit(rest: N8nRest, n8nVersion: string, phpRank: PhpRankServer): Promise<string> {
+	phpRank.reset();
+	const site = await startAuditSite();
+	try {
+		const workflow = chain(SITE_AUDIT_WORKFLOW, [
+			{ name: 'When clicking Execute workflow', type: 'n8n-nodes-base.manualTrigger', parameters: {} },
+			{ name: 'Audit site', type: NODE_TYPE, parameters: { resource: 'site', operation: 'audit', siteUrl: `${site.url}/` }, credentials: DEMO_REFERENCE },
+		]);
+		const { id } = await rest.call<{ id: string }>('POST', '/rest/workflows', { ...workflow, active: false });
+		const executionId = await runManually(rest, n8nVersion, { ...workflow, id });
+		const execution = await waitForExecution(rest, executionId, 120_000);
+		assertEqual(execution.status, 'success', `status of execution ${executionId}`);
+		const items = itemsOf(execution, 'Audit site');
+		const pathOf = (url: unknown) => new URL(String(url)).pathname;
+		const outcomes = Object.fromEntries(items.map((item) => [pathOf(item.url), item.outcome]));
+		assertEqual(items.length, 14, 'items, one per URL found');
+		assertEqual(
+			[outcomes['/docs/missing.html'], outcomes['/gone.html'], outcomes['/orphan.html'], outcomes['/old-page'], outcomes['/private/staff.html'], outcomes['/loop-a']],
+			['broken', 'broken', 'created', 'redirected', 'blocked', 'failed'],
+			'outcomes of the broken targets, the orphan, the redirect, the disallowed page and the loop',
+		);
+		const deepest = items.find((item) => pathOf(item.url) === '/docs/deep/four.html');
+		assertEqual(deepest?.depth, 4, 'depth of the page four clicks deep');
+		const creates = phpRank.requests.filter((request) => request.method === 'POST' && request.path.endsWith('/api/v1/reports'));
+		assertEqual(creates.length, 8, 'creates phpRank received, one per page answering 200 with HTML');
+		assert(!site.paths().includes('/private/staff.html'), 'the site was asked for a page robots.txt disallows');
+		assert(site.requests.every((request) => request.userAgent?.includes('n8n-nodes-phprank')), 'a request to the site without the User-Agent naming the package');
+		return `${items.length} URLs, ${creates.length} analyzed, 2 broken, 1 orphan; ${site.requests.length} requests to the site`;
+	} finally {
+		await site.close();
+	}
+}
+
 export interface LegContext {
 	checks: Checks;
 	install: N8nInstallation;
@@ -141,6 +177,7 @@ export async function proveSingleInstance(leg: LegContext & { screenshotsDir: st
 	const examples = leg.examples.map((example) => ({ ...example, workflow: writingInto(example.workflow, outputFolder) }));
 	const n8nSetup = new N8n(install, { userFolder, logs: `${leg.logs}/`, outputFolder });
 	let server: PhpRankServer | undefined;
+	let auditSite: AuditSite | undefined;
 	let n8n: RunningN8n | undefined;
 	try {
 		await checks.check(`n8n --version prints ${install.n8nVersion}`, async () => {
@@ -159,6 +196,9 @@ export async function proveSingleInstance(leg: LegContext & { screenshotsDir: st
 			(started) => started.url,
 		);
 		server = phpRank;
+		// The offline site audit's site: the examples are pointed at it as at the server.
+		const site = await checks.step('bundled audit site listens', async () => await startAuditSite(), (started) => started.url);
+		auditSite = site;
 		await checks.step(`n8n import:credentials: ${DEMO_CREDENTIAL.type} "${DEMO_CREDENTIAL.name}" (id ${DEMO_CREDENTIAL.id})`, async () => {
 			const said = await n8nSetup.import('credentials', [demoCredential(phpRank)]);
 			assert(/Successfully imported 1 credential/.test(said), 'n8n did not report the import');
@@ -172,7 +212,7 @@ export async function proveSingleInstance(leg: LegContext & { screenshotsDir: st
 			await importDashboardCredential(n8nSetup, dashboard);
 		});
 		await checks.step(`n8n import:workflow: all ${examples.length} workflows under examples/`, async () => {
-			await importWorkflows(n8nSetup, examples.map((example) => pointedAt(example.workflow, phpRank)));
+			await importWorkflows(n8nSetup, examples.map((example) => pointedAt(example.workflow, phpRank, site)));
 			const listed = (await n8nSetup.cli(['list:workflow'])).stdout().split('\n');
 			const missing = examples.filter((example) => !listed.some((line) => line.startsWith(`${example.id}|`)));
 			assert(missing.length === 0, `n8n list:workflow lacks ${missing.map((example) => example.file).join(', ')}`);
@@ -226,7 +266,7 @@ export async function proveSingleInstance(leg: LegContext & { screenshotsDir: st
 			const properties = typeNamed(TOOL_NODE_TYPE)?.properties ?? [];
 			const descriptions = properties.filter((property) => property.name === 'toolDescription');
 			const operations = descriptions.map((property) => `${property.displayOptions?.show?.resource}/${property.displayOptions?.show?.operation}`);
-			assertEqual(operations.length, 7, 'tool Descriptions, one per operation');
+			assertEqual(operations.length, 8, 'tool Descriptions, one per operation');
 			assert(!properties.some((property) => property.name === 'descriptionType'), 'n8n added its Set Automatically choice');
 			return `${operations.join(', ')}`;
 		});
@@ -276,7 +316,7 @@ export async function proveSingleInstance(leg: LegContext & { screenshotsDir: st
 		});
 
 		if (withDataTables.length) {
-			const imported = withDataTables.map((example) => ({ ...example, workflow: pointedAt(example.workflow, phpRank) }));
+			const imported = withDataTables.map((example) => ({ ...example, workflow: pointedAt(example.workflow, phpRank, site) }));
 			await runDataTableExamples(checks, { rest, n8nVersion: install.n8nVersion, phpRank, examples: imported, outputFolder }).catch((error: unknown) => {
 				if (!(error instanceof StepFailed)) throw error;
 			});
@@ -322,6 +362,11 @@ export async function proveSingleInstance(leg: LegContext & { screenshotsDir: st
 		await checks.check(
 			`Report > Create with Return the Existing Report: ${URL_SHAPES.length} URL shapes run twice, the second run creates nothing and finds every URL phpRank accepts`,
 			async () => await checkUrlShapesFoundAgain(rest, install.n8nVersion, phpRank),
+		);
+
+		await checks.check(
+			'Site > Audit of the bundled audit site: one item per URL, broken links, the orphan, the redirect, robots.txt and the depth',
+			async () => await checkSiteAudit(rest, install.n8nVersion, phpRank),
 		);
 
 		const toolType = typeNamed(TOOL_NODE_TYPE);
@@ -373,7 +418,7 @@ export async function proveSingleInstance(leg: LegContext & { screenshotsDir: st
 				rest,
 				n8nVersion: install.n8nVersion,
 				phpRank,
-				examples: examples.map((example) => ({ ...example, workflow: pointedAt(example.workflow, phpRank) })),
+				examples: examples.map((example) => ({ ...example, workflow: pointedAt(example.workflow, phpRank, site) })),
 				restartWith: async (env) => {
 					await n8n?.stop();
 					n8n = await n8nSetup.start(port, env);
@@ -385,5 +430,6 @@ export async function proveSingleInstance(leg: LegContext & { screenshotsDir: st
 	} finally {
 		await n8n?.stop();
 		await server?.close().catch(() => undefined);
+		await auditSite?.close().catch(() => undefined);
 	}
 }

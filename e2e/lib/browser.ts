@@ -7,8 +7,9 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 
-import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 
+import { READABLE_ZOOM, readCanvas, unreadable } from './canvasLayout';
 import { assert, assertEqual, StepFailed, type Checks } from './checks';
 import { DEMO_CREDENTIAL } from '../../dev/n8n/examples';
 import type { Owner } from '../../dev/n8n/n8n';
@@ -23,10 +24,16 @@ const N8N_CUSTOM_API_CALL = 'Custom API Call';
 
 /** The operations the README documents, as the editor must show them. */
 export const DOCUMENTED = {
-	resources: ['Report', 'Project'],
+	resources: ['Report', 'Project', 'Site'],
 	operations: {
 		Report: ['Create', 'Delete', 'Get', 'Get Many', 'Update'],
 		Project: ['Delete', 'Get Many'],
+		Site: ['Audit'],
+	},
+	siteAudit: {
+		parameters: ['siteUrl', 'discover', 'maxPages', 'ifReportExists', 'reanalyzeAfter', 'reanalyzeAfterUnit', 'privacy'],
+		discover: ['Sitemaps and Links', 'Sitemaps', 'Links'],
+		options: ['Check External Links', 'Include Per-Check Results', 'Leave Out URLs Matching', 'Max Depth', 'Max Wait (Seconds)', 'Respect robots.txt'],
 	},
 	reportGetMany: {
 		filters: ['Grade', 'Project', 'Search', 'Search By'],
@@ -38,8 +45,6 @@ export const DOCUMENTED = {
 };
 
 const TOOL_NODE_NAME = 'Get a report for the agent';
-/** The smallest zoom at which a node's name and a note's text can be read; Zoom to Fit must not go below it. */
-const READABLE_ZOOM = 0.5;
 
 /** Words the tool's Description for Report > Get must hold. */
 const TOOL_DESCRIPTION_SAYS = ['numeric report ID', 'grade', 'failedChecks'];
@@ -67,28 +72,11 @@ interface NoteOverflow {
 }
 
 /**
- * The canvas's zoom: the scale of Vue Flow's transformation pane (n8n 1.x and 2.x); its viewport wrapper has none.
- * A canvas without that transform fails the check rather than reading as zoom 1.
- */
-async function canvasZoom(page: Page): Promise<number> {
-	const scales = await page
-		.locator('.vue-flow__transformationpane, .vue-flow__viewport')
-		.evaluateAll((elements) =>
-			elements
-				.map((element) => getComputedStyle(element).transform)
-				.filter((transform) => transform !== 'none')
-				.map((transform) => new DOMMatrixReadOnly(transform).a),
-		);
-	if (scales.length === 0) throw new Error("the canvas's zoom cannot be read: no transform on Vue Flow's transformation pane");
-	return scales[0];
-}
-
-/**
  * Every sticky note whose text n8n cuts: an element in it that hides or scrolls what it holds and holds more than it
  * shows (n8n hides text past a note's bottom and scrolls a code block wider than the note). Sizes are the layout's,
  * whatever the zoom.
  */
-async function overflowingNotes(page: Page): Promise<{ notes: number; overflowing: NoteOverflow[] }> {
+export async function overflowingNotes(page: Page): Promise<{ notes: number; overflowing: NoteOverflow[] }> {
 	const notes = page.locator('[data-test-id="sticky"]');
 	const overflowing = await notes.evaluateAll((elements) =>
 		elements
@@ -110,7 +98,7 @@ async function overflowingNotes(page: Page): Promise<{ notes: number; overflowin
 }
 
 /** n8n's Zoom to Fit: its button (both lines name it zoom-to-fit), else its shortcut 1 on the canvas. */
-async function zoomToFit(page: Page): Promise<void> {
+export async function zoomToFit(page: Page): Promise<void> {
 	const button = page.locator('[data-test-id="zoom-to-fit"]').first();
 	if (await button.isVisible().catch(() => false)) await button.click();
 	else {
@@ -118,12 +106,38 @@ async function zoomToFit(page: Page): Promise<void> {
 		await page.keyboard.press('1');
 	}
 	// The fit is animated (200 ms); wait until the zoom settles.
-	let zoom = await canvasZoom(page);
+	let zoom = (await readCanvas(page)).zoom;
 	for (let attempt = 0; attempt < 20; attempt++) {
 		await page.waitForTimeout(150);
-		const now = await canvasZoom(page);
+		const now = (await readCanvas(page)).zoom;
 		if (Math.abs(now - zoom) < 0.001) return;
 		zoom = now;
+	}
+}
+
+/** An example opened as a newcomer opens it, at Zoom to Fit; the screenshot is kept whatever the outcome. */
+export async function checkExampleLayout(
+	context: BrowserContext,
+	example: { file: string; url: string },
+	screenshot: (name: string, on: Page) => Promise<string>,
+): Promise<string> {
+	const page = await context.newPage();
+	try {
+		await page.goto(example.url);
+		await page.locator('[data-test-id="canvas-node"]').first().waitFor({ state: 'visible' });
+		await zoomToFit(page);
+		const canvas = await readCanvas(page);
+		const file = await screenshot(`example-${example.file.replace(/\.json$/, '')}.png`, page);
+		const { notes, overflowing } = await overflowingNotes(page);
+		const problems = [
+			...unreadable(canvas),
+			...overflowing.map((note) => `the text of the note "${note.note}…" is cut: ${note.overflows.join(', ')}`),
+		];
+		if (notes === 0) problems.push('no sticky note found by [data-test-id="sticky"]');
+		assert(problems.length === 0, `${problems.join('; ')}; ${file}`);
+		return `zoom ${canvas.zoom.toFixed(2)}; ${canvas.nodes.length} nodes named in full, ${notes} notes, none cut or crossed, read in order; ${file}`;
+	} finally {
+		await page.close().catch(() => undefined);
 	}
 }
 
@@ -285,7 +299,7 @@ export async function runBrowserChecks(checks: Checks, options: BrowserCheckOpti
 			true,
 		);
 
-		await check('browser: Resource offers Report and Project', async () => {
+		await check(`browser: Resource offers ${DOCUMENTED.resources.join(', ')}`, async () => {
 			const { options: resources, list } = await dropdownOptions(page, 'resource');
 			await closeDropdown(page, list);
 			return documented(sorted(resources), sorted(DOCUMENTED.resources), 'Resource options');
@@ -301,6 +315,26 @@ export async function runBrowserChecks(checks: Checks, options: BrowserCheckOpti
 				return `${detail}; ${file}`;
 			});
 		}
+
+		const { siteAudit } = DOCUMENTED;
+		await check(`browser: Site > Audit asks for ${siteAudit.parameters.join(', ')}, Find Pages In offers ${siteAudit.discover.join(', ')}`, async () => {
+			await choose(page, 'resource', 'Site');
+			await choose(page, 'operation', 'Audit');
+			for (const parameter of siteAudit.parameters) await page.locator(`[data-test-id="parameter-input-${parameter}"]`).waitFor({ state: 'visible' });
+			const { options: discover, list } = await dropdownOptions(page, 'discover');
+			await closeDropdown(page, list);
+			assertEqual(discover, siteAudit.discover, 'Find Pages In options');
+			const defaults = await Promise.all(
+				['siteUrl', 'maxPages'].map(async (parameter) => await page.locator(`[data-test-id="parameter-input-${parameter}"] input`).first().inputValue()),
+			);
+			assertEqual(defaults, ['', '500'], 'Site URL and Max Pages as added');
+			return await screenshot('phprank-site-audit.png');
+		});
+		await check(`browser: Site > Audit's Options offer ${siteAudit.options.join(', ')}`, async () => {
+			const { options, list } = await collectionOptions(page, 'Add Option');
+			await closeDropdown(page, list);
+			return documented(sorted(options), sorted(siteAudit.options), 'Site > Audit options');
+		});
 
 		const getMany = DOCUMENTED.reportGetMany;
 		await check(`browser: Report > Get Many filters by ${getMany.filters.join(', ')}`, async () => {
@@ -410,26 +444,10 @@ export async function runBrowserChecks(checks: Checks, options: BrowserCheckOpti
 		});
 
 		for (const example of options.examples) {
-			await check(`browser: examples/${example.file} shows whole at Zoom to Fit (1440x900), at a readable zoom, its notes' text not cut`, async () => {
-				const examplePage = await context.newPage();
-				try {
-					await examplePage.goto(`${options.url}/workflow/${example.id}`);
-					await examplePage.locator('[data-test-id="canvas-node"]').first().waitFor({ state: 'visible' });
-					await zoomToFit(examplePage);
-					const zoom = await canvasZoom(examplePage);
-					const file = await screenshot(`example-${example.file.replace(/\.json$/, '')}.png`, examplePage);
-					assert(zoom >= READABLE_ZOOM, `Zoom to Fit shows it at ${zoom.toFixed(2)}, below the readable ${READABLE_ZOOM}; ${file}`);
-					const { notes, overflowing } = await overflowingNotes(examplePage);
-					if (notes === 0) return `zoom ${zoom.toFixed(2)}; no sticky note found by [data-test-id="sticky"], so none was checked; ${file}`;
-					assert(
-						overflowing.length === 0,
-						`notes whose text is cut: ${overflowing.map((note) => `"${note.note}…": ${note.overflows.join(', ')}`).join('; ')}; ${file}`,
-					);
-					return `zoom ${zoom.toFixed(2)}; ${notes} notes, none cut; ${file}`;
-				} finally {
-					await examplePage.close().catch(() => undefined);
-				}
-			});
+			await check(
+				`browser: examples/${example.file} reads at a glance at Zoom to Fit (1440x900): zoom ${READABLE_ZOOM} or more, every node's name shown, no wire across a note's text, sections left to right then top to bottom, its notes' text not cut`,
+				async () => await checkExampleLayout(context, { file: example.file, url: `${options.url}/workflow/${example.id}` }, screenshot),
+			);
 		}
 	} catch (error) {
 		if (!(error instanceof StepFailed)) throw error;

@@ -15,7 +15,7 @@ import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 
 import type { PhpRankServer } from '../../dev/server';
-import { AUDIT_HISTORY_TABLES } from '../../dev/examples';
+import { AUDIT_HISTORY_TABLES, pagesToChange } from '../../dev/examples';
 import { dataTableRows, ensureDataTables, insertDataTableRows, personalProjectId, pickDataTablesAsOn1x } from '../../dev/n8n/dataTables';
 import type { Example } from '../../dev/n8n/examples';
 import { activateWorkflow, runManually, waitForExecution } from '../../dev/n8n/executions';
@@ -26,10 +26,8 @@ import { assert, assertEqual, type Checks } from './checks';
 const DASHBOARD_EXAMPLE = 'site-health-dashboard.json';
 const SITE_AUDIT_EXAMPLE = 'site-audit-offline.json';
 const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const SITE = 'brewshop.example';
-/** A page of the bundled shop that gets worse between the audits, and one that gets better. */
-const WORSE_PAGE = 'https://www.brewshop.example/pricing';
-const BETTER_PAGE = 'https://www.brewshop.example/blog/cold-brew';
+/** The bundled audit site, which the site audit example audits (dev/server/auditSite.ts). */
+const SITE = '127.0.0.1';
 const WEEK_SECONDS = 7 * 86_400;
 /** A site name and page URL that need escaping: the URL one phpRank 1.5 stores (`&`, `'`, `%3C…%3E`; it refuses `"<>`). */
 const HOSTILE_SITE = `"'&<i>shop</i><script>document.title='x'</script>.example`;
@@ -94,9 +92,13 @@ export async function runDashboardChecks(checks: Checks, context: DashboardConte
 	await checks.step(`examples/${SITE_AUDIT_EXAMPLE} run twice more, a page worse and one better before the third run`, async () => {
 		for (const index of [2, 3]) {
 			if (index === 3) {
-				phpRank.changePage(WORSE_PAGE, { quality: 0.3 });
-				phpRank.changePage(BETTER_PAGE, { quality: 1 });
-				phpRank.ageReports(phpRank.reports().filter((report) => [WORSE_PAGE, BETTER_PAGE].includes(report.targetUrl)).map((report) => report.id), WEEK_SECONDS);
+				// The site's best page gets worse and its worst better (a score depends on the URL, the port included).
+				const changed = pagesToChange(phpRank.reports().filter((report) => new URL(report.targetUrl).hostname === SITE));
+				for (const page of changed) phpRank.changePage(page.targetUrl, { quality: page.quality });
+				phpRank.ageReports(
+					changed.map((page) => page.id),
+					WEEK_SECONDS,
+				);
 			}
 			const executionId = await runManually(rest, n8nVersion, siteAudit.workflow);
 			const execution = await waitForExecution(rest, executionId, 300_000);

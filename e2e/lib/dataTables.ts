@@ -7,8 +7,9 @@ import type { PhpRankServer } from '../../dev/server';
 import { AUDIT_HISTORY_TABLES } from '../../dev/examples';
 import { dataTableRows, ensureDataTables, insertDataTableRows, personalProjectId, pickDataTablesAsOn1x, type DataTableDefinition } from '../../dev/n8n/dataTables';
 import type { Example } from '../../dev/n8n/examples';
-import { itemsOf, runManually, waitForExecution, type Execution } from '../../dev/n8n/executions';
+import { itemsOf, listExecutions, runManually, waitForExecution, type Execution } from '../../dev/n8n/executions';
 import type { N8nRest } from '../../dev/n8n/n8n';
+import { majorOf } from '../../dev/n8n/n8nVersions';
 import { assert, assertEqual, type Checks } from './checks';
 import { EXPECTATIONS, GENERIC_EXPECTATION, snapshot } from './expectations';
 
@@ -65,20 +66,22 @@ async function readTables(rest: N8nRest, projectId: string, ids: Record<string, 
 
 const SITE_AUDIT_FILE = 'site-audit-offline.json';
 const PRUNING_FILE = 'audit-history-pruning.json';
-const SITE = 'brewshop.example';
+/** The bundled audit site, which the site audit example audits (dev/server/auditSite.ts). */
+const SITE = '127.0.0.1';
 const WEEK_SECONDS = 7 * 86_400;
 const DAY_MS = 86_400_000;
-/** Pages changed before each further audit, each to another quality: every run's average differs from the one before. */
-const CHANGES = [
-	{ url: 'https://www.brewshop.example/about', quality: 0.15 },
-	{ url: 'https://www.brewshop.example/blog/cold-brew', quality: 0.95 },
-];
+/**
+ * The page of the audit site changed before each further audit, to the worst and then the best quality: every run's
+ * average differs from the one before, whatever the page's own quality (its URL's, the site's port included).
+ */
+const CHANGED_PATH = '/about.html';
+const QUALITIES = [0, 1];
 const NOT_SAVED = '*History not saved*';
 
 const runsOf = (tables: Record<string, Array<Record<string, unknown>>>, site = SITE) =>
 	(tables[AUDIT_HISTORY_TABLES.runs.name] ?? []).filter((row) => row.site === site).sort((a, b) => String(a.runId).localeCompare(String(b.runId)));
 const summaryOf = (execution: Execution) => String(itemsOf(execution, 'Build summary')[0]?.text);
-const runIdOf = (execution: Execution) => String(itemsOf(execution, 'Run started')[0]?.runAt);
+const runIdOf = (execution: Execution) => String(itemsOf(execution, 'Audit settings')[0]?.runAt);
 const signed = (delta: number) => `${delta > 0 ? '+' : delta < 0 ? '\u2212' : '\u00b1'}${Math.abs(delta).toFixed(1)}`;
 
 export interface HistoryChecksContext {
@@ -116,10 +119,11 @@ export async function runHistoryChecks(checks: Checks, context: HistoryChecksCon
 	await checks.check(`examples/${SITE_AUDIT_FILE} twice more, a page changed before each: each summary's trend against the run before it, as ${AUDIT_HISTORY_TABLES.runs.name} holds them`, async () => {
 		const executions: Execution[] = [];
 		phpRank.reset();
-		for (const change of CHANGES) {
-			phpRank.changePage(change.url, change);
+		const changed = new URL(CHANGED_PATH, auditedSiteUrl(siteAudit)).href;
+		for (const quality of QUALITIES) {
+			phpRank.changePage(changed, { quality });
 			// A week later for its report: the audit analyzes it again.
-			phpRank.ageReports(phpRank.reports().filter((report) => report.targetUrl === change.url).map((report) => report.id), WEEK_SECONDS);
+			phpRank.ageReports(phpRank.reports().filter((report) => report.targetUrl === changed).map((report) => report.id), WEEK_SECONDS);
 			executions.push(await runToEnd(rest, n8nVersion, siteAudit));
 		}
 		const runs = runsOf(await readTables(rest, projectId, ids));
@@ -139,8 +143,10 @@ export async function runHistoryChecks(checks: Checks, context: HistoryChecksCon
 		return `averages ${averages.map((average) => average.toFixed(1)).join(', ')}; ${executions.map((execution) => summaryOf(execution).split('\n')[1]).join(' / ')}`;
 	});
 
-	await checks.check(`examples/${PRUNING_FILE} (its tables picked as its note says on n8n 1.x), on a backlog of ${BACKLOG_WEEKS} weeks of two sites: one execution leaves exactly the runs to keep, with their pages, and ends with counts`, async () => {
+	await checks.check(`examples/${PRUNING_FILE} (its tables picked as its note says on n8n 1.x), on a backlog of ${BACKLOG_WEEKS} weeks of two sites: one execution leaves exactly the runs to keep, with their pages, ends with counts, and n8n keeps no deleted row`, async () => {
 		await pickDataTablesAsOn1x(rest, n8nVersion, pruning.id, ids);
+		await givePagesTableIdAsOn1x(rest, n8nVersion, pruning.id, ids[AUDIT_HISTORY_TABLES.pages.name]);
+		const executionsBefore = (await listExecutions(rest, pruning.id)).length;
 		const now = Date.now();
 		const backlog = backlogRuns(now);
 		await insertDataTableRows(rest, projectId, ids[AUDIT_HISTORY_TABLES.runs.name], backlog.map((run) => ({ ...run, pages: BACKLOG_PAGES, averageScore: 50, good: 0, decent: BACKLOG_PAGES, bad: 0, notAnalyzed: 0 })));
@@ -154,6 +160,11 @@ export async function runHistoryChecks(checks: Checks, context: HistoryChecksCon
 		const execution = await runToEnd(rest, n8nVersion, pruning, 'Every Sunday at 05:00');
 		const firedAt = String(itemsOf(execution, 'Pruning settings')[0]?.now);
 		const after = await readTables(rest, projectId, ids);
+		// The sub-workflow that deleted the page rows ran as an execution of its own, which n8n did not keep.
+		const executionsKept = (await listExecutions(rest, pruning.id)).length - executionsBefore;
+		assertEqual(executionsKept, 1, 'executions n8n kept of the pruning (its own, not the sub-workflow\'s)');
+		const storedData = JSON.stringify(execution.data);
+		assert(!storedData.includes('"url"'), 'the execution n8n kept holds deleted page rows');
 
 		const key = (row: Record<string, unknown>) => `${String(row.site)} ${String(row.runId)}`;
 		const expected = keptAt(Date.parse(firedAt), before[AUDIT_HISTORY_TABLES.runs.name]).map(key).sort();
@@ -171,10 +182,10 @@ export async function runHistoryChecks(checks: Checks, context: HistoryChecksCon
 			return bySite(Object.entries(counts));
 		};
 		assertEqual(counted('Runs deleted'), removed(AUDIT_HISTORY_TABLES.runs.name), 'Runs deleted: the runs deleted per site');
-		assertEqual(counted('Pages deleted'), removed(AUDIT_HISTORY_TABLES.pages.name), 'Pages deleted: the page rows deleted per site');
+		assertEqual(counted('Delete their pages'), removed(AUDIT_HISTORY_TABLES.pages.name), 'Delete their pages: the page rows deleted per site');
 		assertEqual(execution.data.resultData.lastNodeExecuted, 'Runs deleted', 'the node the execution ends with');
 		const bytes = (node: string) => JSON.stringify(execution.data.resultData.runData[node] ?? []).length;
-		return `${deleted} runs and ${Object.values(removed(AUDIT_HISTORY_TABLES.pages.name)).reduce((sum, count) => sum + count, 0)} page rows deleted in execution ${execution.id}; its data: Delete its pages ${bytes('Delete its pages')} bytes, Pages deleted ${bytes('Pages deleted')}, Runs deleted ${bytes('Runs deleted')}`;
+		return `${deleted} runs and ${Object.values(removed(AUDIT_HISTORY_TABLES.pages.name)).reduce((sum, count) => sum + count, 0)} page rows deleted in execution ${execution.id}, the only execution kept; its data ${storedData.length} bytes: Delete their pages ${bytes('Delete their pages')}, Runs deleted ${bytes('Runs deleted')}`;
 	});
 
 	await checks.check(`examples/${SITE_AUDIT_FILE} with N8N_DATA_TABLES_MAX_SIZE_BYTES just above what the tables hold: the run's page rows go in, its run row is refused, the pages are deleted again and the summary says "not saved"; once room is made, the next run is saved`, async () => {
@@ -186,7 +197,7 @@ export async function runHistoryChecks(checks: Checks, context: HistoryChecksCon
 		const afterRefused = await readTables(rest, projectId, ids);
 		assert(summaryOf(refused).includes(`\n${NOT_SAVED}\n`), `the summary does not say the history was not saved:\n${summaryOf(refused)}`);
 		assert(summaryOf(refused).includes('N8N_DATA_TABLES_MAX_SIZE_BYTES') && summaryOf(refused).includes('audit-history-pruning.json'), 'the summary names neither the limit nor the pruning example');
-		assertEqual(itemsOf(refused, 'Save page results').map((item) => item.insertedRows), [itemsOf(refused, 'Page history row').length], 'page rows n8n took (the write that crosses the limit goes through)');
+		assertEqual(itemsOf(refused, 'Save page results').map((item) => item.insertedRows), [itemsOf(refused, 'Page history rows').length], 'page rows n8n took (the write that crosses the limit goes through)');
 		assertEqual(itemsOf(refused, 'Save run summary')[0]?.insertedRows, undefined, 'the run rows n8n took (none: past the limit)');
 		for (const table of DEFINITIONS) {
 			assertEqual(afterRefused[table.name].filter((row) => row.runId === runIdOf(refused)).length, 0, `rows of the refused run left in ${table.name}`);
@@ -201,12 +212,35 @@ export async function runHistoryChecks(checks: Checks, context: HistoryChecksCon
 		assertEqual(runsOf(afterSaved).map((run) => run.runId), [runIdOf(saved)], `${AUDIT_HISTORY_TABLES.runs.name}: the run saved`);
 		assertEqual(
 			afterSaved[AUDIT_HISTORY_TABLES.pages.name].filter((row) => row.runId === runIdOf(saved)).length,
-			itemsOf(saved, 'Page history row').length,
+			itemsOf(saved, 'Page history rows').length,
 			`${AUDIT_HISTORY_TABLES.pages.name}: its page rows`,
 		);
 		assertWholeRuns(afterSaved);
 		return `limit ${limit} bytes (the tables measured ${totalBytes}): run ${runIdOf(refused)} not saved, nothing of it left; ${freed} rows deleted, run ${runIdOf(saved)} saved`;
 	});
+}
+
+/** The Site URL the site audit example audits, as imported (pointed at the bundled audit site). */
+function auditedSiteUrl(siteAudit: Example): string {
+	const settings = siteAudit.workflow.nodes.find((node) => node.name === 'Audit settings')?.parameters.assignments as { assignments: Array<{ name: string; value: unknown }> } | undefined;
+	const siteUrl = settings?.assignments.find((assignment) => assignment.name === 'siteUrl')?.value;
+	assert(typeof siteUrl === 'string', 'Audit settings has no siteUrl');
+	return siteUrl;
+}
+
+/**
+ * What the pruning's note tells an n8n 1.x user besides the picks: its sub-workflow's Data table node reads the
+ * pages table from *Pruning settings* (pagesTable), where 1.x needs the table's ID instead of its name.
+ */
+async function givePagesTableIdAsOn1x(rest: N8nRest, n8nVersion: string, workflowId: string, pagesTableId: string): Promise<void> {
+	if (majorOf(n8nVersion) >= 2) return;
+	type Assignment = { name: string; value: unknown };
+	type Stored = { versionId: string; nodes: Array<{ name: string; parameters: { assignments?: { assignments: Assignment[] } } }> };
+	const stored = await rest.call<Stored>('GET', `/rest/workflows/${workflowId}`);
+	const setting = stored.nodes.find((node) => node.name === 'Pruning settings')?.parameters.assignments?.assignments.find((assignment) => assignment.name === 'pagesTable');
+	assert(setting?.value === AUDIT_HISTORY_TABLES.pages.name, `Pruning settings has no pagesTable "${AUDIT_HISTORY_TABLES.pages.name}" to replace`);
+	setting.value = pagesTableId;
+	await rest.call('PATCH', `/rest/workflows/${workflowId}`, { versionId: stored.versionId, nodes: stored.nodes });
 }
 
 /** Every run row has page rows and every page row its run row. */

@@ -18,10 +18,10 @@ import {
 	siteAuditSummary,
 	spreadsheetRows,
 } from '../../dev/examples';
+import type { SiteAuditItem } from '../../dev/examples';
 import { checkTitle, failedChecks, failedCheckTitles } from '../../dev/server/analysis';
 import { parseReportTarget } from '../../dev/server/reportUrl';
 import { resultBandOf } from '../../dev/server/listQuery';
-import { GONE_PAGES, SITE_INDEX_FILE, SITE_INDEXES, SITE_PAGES, sitemapFilesFrom, SITEMAPS } from '../../dev/server/site';
 
 interface ExampleExpectation {
 	/** Brings the server into the state the checks assume. */
@@ -262,69 +262,53 @@ const projectDigestOffline: ExampleExpectation = {
 	},
 };
 
-const LIVE_SITE_PAGES = SITE_PAGES.filter((url) => !GONE_PAGES.includes(url));
-const CHANGED_SITE_PAGE = 'https://www.brewshop.example/pricing';
-/** The pages whose reports were last analyzed a week ago; the others' reports are fresh. */
-const STALE_SITE_PAGES = [CHANGED_SITE_PAGE, 'https://www.brewshop.example/blog/cold-brew', 'https://www.brewshop.example/products/french-press'];
-const WEEK_SECONDS = 7 * 86_400;
+/** What Site > Audit finds of the bundled audit site (dev/server/auditSite.ts), by path. */
+const AUDIT_SITE = {
+	analyzed: ['/', '/docs/intro.html', '/about.html', '/base.html', '/docs/next.html', '/docs/deep/three.html', '/docs/deep/four.html', '/orphan.html'],
+	broken: { '/docs/missing.html': ['/docs/intro.html "Missing chapter"', '/docs/next.html "Read on"'], '/gone.html': ['/about.html "Gone"', '/docs/next.html "Old offer"', '/docs/deep/three.html "Archive"'] },
+	urls: 14,
+};
 
-/** The weekly audit: the site's pages have reports, three of them analyzed a week ago, one of those pages changed since. */
+/** The weekly site audit's first run on the bundled audit site: every page analyzed, the broken links, orphan and depth in the summary. */
 const siteAuditOffline: ExampleExpectation = {
 	prepare(server) {
 		server.reset();
-		const ids = server.addReports(LIVE_SITE_PAGES);
-		server.ageReports(
-			ids.filter((_, index) => STALE_SITE_PAGES.includes(LIVE_SITE_PAGES[index])),
-			WEEK_SECONDS,
-		);
-		server.changePage(CHANGED_SITE_PAGE, { quality: 0.6 });
 	},
 	verify(execution, server, before) {
-		const fetched = server.requests.filter((request) => request.path.startsWith('/__site/')).map((request) => `${request.path} ${request.status}`);
-		const files = sitemapFilesFrom(SITE_INDEX_FILE);
-		assertEqual(fetched, files.map((file) => `/__site/${file} 200`), 'sitemap index, the index nested in it and the sitemaps fetched, once each');
-		const pages = itemsOf(execution, 'Each page once').map((item) => String(item.url));
-		assertEqual(sorted(pages), sorted([...SITE_PAGES]), 'pages audited: every page of every sitemap, the gzipped ones too, once each');
-		const gzipFiles = [...SITE_INDEXES, ...SITEMAPS].filter((file) => files.includes(file.file) && file.sent.gzipFile);
-		assertEqual(itemsOf(execution, 'Unzip sitemap').length, gzipFiles.length, `files unzipped (the gzip files: ${gzipFiles.map((file) => file.file).join(', ')})`);
-		const audits = itemsOf(execution, 'Audit page');
-		const errors = new Map(audits.flatMap((item, index) => (item.error ? [[pages[index], String(item.error)]] : [])));
-		assertEqual([...errors.keys()], [...GONE_PAGES], 'pages that failed (the one that answers 404)');
-		const outcomes = new Map(audits.map((item, index) => [pages[index], item.outcome]));
-		assertEqual(
-			LIVE_SITE_PAGES.map((url) => outcomes.get(url)),
-			LIVE_SITE_PAGES.map((url) => (STALE_SITE_PAGES.includes(url) ? 'reanalyzed' : 'existing')),
-			'outcome of each page (re-analyzed if analyzed more than 6 days ago)',
-		);
-		const stale = before.reports.filter((report) => STALE_SITE_PAGES.includes(report.targetUrl));
-		const writes = server.requests.filter((request) => request.path.startsWith('/api/') && request.method !== 'GET').map((request) => `${request.method} ${request.path}`);
-		assertEqual(sorted(writes), sorted([...stale.map((report) => `PUT /api/v1/reports/${report.id}`), 'POST /api/v1/reports']), 'writes: a re-analysis of each stale report, the gone page tried');
-		assertEqual(server.reports().map((report) => report.id), before.reports.map((report) => report.id), 'reports on the server (none created)');
+		const items = itemsOf(execution, 'Audit site') as unknown as SiteAuditItem[];
+		const origin = new URL(String(items[0]?.url)).origin;
+		const pathOf = (url: string) => new URL(url).pathname;
+		assertEqual(items.length, AUDIT_SITE.urls, 'items of Audit site, one per URL found');
+		const creates = server.requests.filter((request) => request.method === 'POST' && request.path.endsWith('/api/v1/reports'));
+		assertEqual(sorted(creates.map((request) => pathOf(String((request.body as { url?: string }).url)))), sorted(AUDIT_SITE.analyzed), 'creates phpRank received: one per page that answered with HTML');
 		const summary = itemsOf(execution, 'Build summary');
-		assertEqual(summary.map((item) => item.text), [siteAuditSummary(server, before.reports, { pages, errors })], 'the summary');
+		assertEqual(summary.map((item) => item.text), [siteAuditSummary(server, before.reports, { items })], 'the summary');
 		const text = String(summary[0].text);
-		assert(text.includes(`\nAnalyzed in this run: 0 new, ${stale.length} re-analyzed; ${LIVE_SITE_PAGES.length - stale.length} fresh from earlier runs.\n`), 'the summary does not count the re-analyzed and fresh pages');
-		assert(text.includes(`newly failing on the re-analyzed pages*\n• ${CHANGED_SITE_PAGE}: `), 'the summary lists no check newly failing on the changed page');
-		return `${pages.length} pages from ${files.length} files (${gzipFiles.length} unzipped): ${stale.length} re-analyzed, ${LIVE_SITE_PAGES.length - stale.length} fresh, ${errors.size} failed, checks newly failing on ${CHANGED_SITE_PAGE}`;
+		for (const [target, linkers] of Object.entries(AUDIT_SITE.broken)) {
+			const line = `• ${origin}${target} (${target === '/gone.html' ? 410 : 404}) linked from ${linkers.map((linker) => `${origin}${linker}`).join(', ')}`;
+			assert(text.includes(`${line}\n`), `the summary does not name ${target} with the pages and anchor texts linking to it:\n${text}`);
+		}
+		assert(text.includes(`*Orphan pages* (in a sitemap, linked from no page)\n• ${origin}/orphan.html\n`), 'the summary does not name the orphan');
+		assert(text.includes(`*Deepest pages* (clicks from the start page)\n• 4 clicks: ${origin}/docs/deep/four.html\n`), 'the summary does not name the page four clicks deep');
+		return `${items.length} URLs, ${creates.length} analyzed; the summary names ${Object.keys(AUDIT_SITE.broken).length} broken links, the orphan and the deepest page`;
 	},
 	verifyDataTables(tables, execution, server) {
 		const pageRows = tables[AUDIT_HISTORY_TABLES.pages.name] ?? [];
 		const runRows = tables[AUDIT_HISTORY_TABLES.runs.name] ?? [];
-		const runAt = String(itemsOf(execution, 'Run started')[0]?.runAt);
-		const pages = itemsOf(execution, 'Each page once').map((item) => String(item.url));
-		const errors = new Map(itemsOf(execution, 'Audit page').flatMap((item, index) => (item.error ? [[pages[index], String(item.error)]] : [])));
+		const runAt = String(itemsOf(execution, 'Audit settings')[0]?.runAt);
+		const items = itemsOf(execution, 'Audit site') as unknown as SiteAuditItem[];
 		const columns = (row: Record<string, unknown>, names: ReadonlyArray<{ name: string }>) => Object.fromEntries(names.map(({ name }) => [name, row[name]]));
 		const withoutRun = ({ runId: _runId, runAt: _runAt, ...row }: Record<string, unknown>) => row;
 		assertEqual(
 			pageRows.map((row) => [row.runId, new Date(String(row.runAt)).toISOString()]),
-			pages.map(() => [runAt, runAt]),
-			`${AUDIT_HISTORY_TABLES.pages.name}: a row per page audited, each with the run's start (${runAt})`,
+			items.map(() => [runAt, runAt]),
+			`${AUDIT_HISTORY_TABLES.pages.name}: a row per URL found, each with the run's start (${runAt})`,
 		);
-		const expectedPages = pageHistoryRows(server, server.reports(), { pages, errors });
+		const expectedPages = pageHistoryRows(server, items);
 		assertEqual(
 			pageRows.map((row) => withoutRun(columns(row, AUDIT_HISTORY_TABLES.pages.columns))),
 			expectedPages,
-			`${AUDIT_HISTORY_TABLES.pages.name}: each page's score, grade, failed checks, report ID and link as the server holds them, the failed page's error`,
+			`${AUDIT_HISTORY_TABLES.pages.name}: each URL's status, depth, inlinks, broken and orphan flags, each page's score, grade, failed checks, report ID and link as the server holds them, the error of a URL that could not be audited`,
 		);
 		assertEqual(
 			runRows.map((row) => withoutRun(columns(row, AUDIT_HISTORY_TABLES.runs.columns))),
@@ -337,7 +321,7 @@ const siteAuditOffline: ExampleExpectation = {
 			`Average score ${Number(runRows[0]?.averageScore).toFixed(1)}: first run`,
 			"the summary's trend: the site's first run, its average as the runs table holds it (the run not counted as its own last)",
 		);
-		return `${pageRows.length} rows in ${AUDIT_HISTORY_TABLES.pages.name}, ${runRows.length} in ${AUDIT_HISTORY_TABLES.runs.name} (average ${String(runRows[0]?.averageScore)})`;
+		return `${pageRows.length} rows in ${AUDIT_HISTORY_TABLES.pages.name} (${pageRows.filter((row) => row.broken).length} broken, ${pageRows.filter((row) => row.orphan).length} orphan), ${runRows.length} in ${AUDIT_HISTORY_TABLES.runs.name} (average ${String(runRows[0]?.averageScore)})`;
 	},
 };
 

@@ -17,7 +17,8 @@ import { REFUSAL, startSmtpInbox } from './smtpInbox';
 
 export const MONTHLY_REPORT_FILE = 'monthly-client-report.json';
 const TRIGGER = 'On the 1st at 08:00';
-const SITE = 'brewshop.example';
+/** The bundled audit site, which the site audit example audits. */
+const SITE = '127.0.0.1';
 const CLIENT = 'owner@brewshop.example';
 /** A site without a client, one whose client's address the SMTP server refuses, and one with a name to escape. */
 const NO_CLIENT_SITE = 'archive.example';

@@ -4,6 +4,7 @@ import { searchProjects } from './listSearch/searchProjects';
 import { searchReports } from './listSearch/searchReports';
 import { projectFields, projectOperations, projectToolDescriptions } from './resources/project';
 import { reportFields, reportOperations, reportToolDescriptions } from './resources/report';
+import { siteFields, siteOperations, siteToolDescriptions } from './resources/site';
 import { MAIN_CONNECTION, returnAllAndLimit } from './shared/descriptions';
 import { updateDisplayOptions } from './shared/displayOptions';
 import { REQUEST_DEFAULTS } from './shared/client';
@@ -16,7 +17,7 @@ export class PhpRank implements INodeType {
 		group: ['transform'],
 		version: 1,
 		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
-		description: 'Create, read, update and delete SEO reports and projects in phpRank',
+		description: 'Create, read, update and delete SEO reports and projects in phpRank, and audit whole sites',
 		defaults: { name: 'phpRank' },
 		usableAsTool: true,
 		inputs: [MAIN_CONNECTION],
@@ -32,14 +33,19 @@ export class PhpRank implements INodeType {
 				options: [
 					{ name: 'Project', value: 'project' },
 					{ name: 'Report', value: 'report' },
+					{ name: 'Site', value: 'site' },
 				],
 				default: 'report',
 			},
 			reportOperations,
 			projectOperations,
+			siteOperations,
 			...reportToolDescriptions,
 			...projectToolDescriptions,
+			...siteToolDescriptions,
 			...updateDisplayOptions({ show: { resource: ['report', 'project'], operation: ['getAll'] } }, returnAllAndLimit()),
+			// Before Report's fields: Site > Audit's If the URL Already Has a Report comes before the choices both share.
+			...siteFields,
 			...reportFields,
 			...projectFields,
 		],

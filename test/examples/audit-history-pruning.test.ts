@@ -1,7 +1,7 @@
 import type { DataTableRow } from 'n8n-workflow';
 
 import { runWorkflow } from '../../dev/engine';
-import type { InMemoryDataTables, RunResult } from '../../dev/engine';
+import type { InMemoryDataTables, RunResult, SubWorkflowRun } from '../../dev/engine';
 import { AUDIT_HISTORY_TABLES, auditHistoryTables, loadExampleWorkflow } from '../../dev/examples';
 
 const WORKFLOW_FILE = 'audit-history-pruning.json';
@@ -54,10 +54,16 @@ function keptAt(now: string, runs: Run[]): Run[] {
 const key = (run: { site: unknown; runId: unknown }) => `${String(run.site)} ${String(run.runId)}`;
 const sortedKeys = (runs: Array<{ site: unknown; runId: unknown }>) => runs.map(key).sort();
 
-async function prune(tables: InMemoryDataTables, now = NOW): Promise<RunResult> {
+async function prune(tables: InMemoryDataTables, now = NOW, subWorkflowRuns: SubWorkflowRun[] = []): Promise<RunResult> {
 	const workflow = loadExampleWorkflow(WORKFLOW_FILE);
 	// The clock is the trigger's: the time it fired, given as its output.
-	return await runWorkflow({ ...workflow, pinData: { [TRIGGER]: [{ json: { timestamp: now, 'Day of week': 'Sunday' } }] } }, { dataTables: tables });
+	return await runWorkflow({ ...workflow, pinData: { [TRIGGER]: [{ json: { timestamp: now, 'Day of week': 'Sunday' } }] } }, { dataTables: tables, subWorkflowRuns });
+}
+
+/** The sub-workflow *Delete their pages* runs, as its node holds it. */
+function pagesSubWorkflow(): { nodes: Array<{ name: string; type: string; parameters: Record<string, unknown> }>; settings: Record<string, unknown> } {
+	const node = loadExampleWorkflow(WORKFLOW_FILE).nodes.find((candidate) => candidate.name === 'Delete their pages');
+	return JSON.parse(String(node?.parameters.workflowJson));
 }
 
 /** Prunes at `now` until a run deletes nothing; the runs each execution deleted. */
@@ -92,10 +98,35 @@ describe('examples/audit-history-pruning.json', () => {
 			workflow.nodes.filter((node) => node.type === 'n8n-nodes-base.dataTable').map((node) => [node.name, (node.parameters.dataTableId as { value: string }).value]),
 		).toEqual([
 			['Read runs', AUDIT_HISTORY_TABLES.runs.name],
-			['Delete its pages', AUDIT_HISTORY_TABLES.pages.name],
 			['Delete the run', AUDIT_HISTORY_TABLES.runs.name],
 		]);
-		expect(JSON.stringify(workflow.nodes.find((node) => node.name === 'Pruning settings')?.parameters)).toContain(`"name":"keepEveryRunWeeks","value":"=${KEEP_WEEKS}"`);
+		const settings = JSON.stringify(workflow.nodes.find((node) => node.name === 'Pruning settings')?.parameters);
+		expect(settings).toContain(`"name":"keepEveryRunWeeks","value":"=${KEEP_WEEKS}"`);
+		// The page rows are deleted in a sub-workflow on the table *Pruning settings* names.
+		expect(settings).toContain(`"name":"pagesTable","value":"${AUDIT_HISTORY_TABLES.pages.name}"`);
+		const sub = pagesSubWorkflow();
+		expect(sub.nodes.filter((node) => node.type === 'n8n-nodes-base.dataTable').map((node) => [node.name, node.parameters.dataTableId])).toEqual([
+			['Delete its pages', { __rl: true, mode: 'name', value: '={{ $json.pagesTable }}' }],
+		]);
+	});
+
+	it('deletes the page rows in a sub-workflow whose executions n8n does not keep: the execution keeps counts per site, not the deleted rows', async () => {
+		const subWorkflowRuns: SubWorkflowRun[] = [];
+		const result = await prune(tables, NOW, subWorkflowRuns);
+
+		expect(result.error).toBeUndefined();
+		expect(subWorkflowRuns).toHaveLength(1);
+		const [sub] = subWorkflowRuns;
+		expect(sub.workflow.settings).toEqual(expect.objectContaining({ saveDataSuccessExecution: 'none', saveManualExecutions: false }));
+		const deletedRows = sub.run.data.resultData.runData['Delete its pages'][0].data?.main[0] ?? [];
+		expect(deletedRows.length).toBeGreaterThan(100);
+		// The deleted page rows (each with its url) are in the sub-workflow's execution, none in the one n8n keeps.
+		expect(deletedRows.every((row) => typeof row.json.url === 'string')).toBe(true);
+		expect(JSON.stringify(result.run.data.resultData.runData)).not.toContain('"url"');
+		expect(result.output('Delete their pages').map((item) => Object.keys(item.json).sort())).toEqual([
+			['count_id', 'site'],
+			['count_id', 'site'],
+		]);
 	});
 
 	it('a year of weekly runs: keeps every run of the last 12 weeks and the first run of each month before, per site, with their pages', async () => {
@@ -124,10 +155,10 @@ describe('examples/audit-history-pruning.json', () => {
 
 		expect(result.error).toBeUndefined();
 		expect(result.output('Delete the run').map((item) => key(item.json as unknown as Run))).toEqual(toDelete.map(key));
-		expect(result.executedNodes.indexOf('Delete its pages')).toBeLessThan(result.executedNodes.indexOf('Delete the run'));
+		expect(result.executedNodes.indexOf('Delete their pages')).toBeLessThan(result.executedNodes.indexOf('Delete the run'));
 		expect(storedPages()).toHaveLength((runs.length - toDelete.length) * PAGES_PER_RUN);
 		const perSite = (site: string) => toDelete.filter((run) => run.site === site).length;
-		expect(result.output('Pages deleted').map((item) => item.json)).toEqual([
+		expect(result.output('Delete their pages').map((item) => item.json)).toEqual([
 			{ site: 'brewshop.example', count_id: perSite('brewshop.example') * PAGES_PER_RUN },
 			{ site: 'teashop.example', count_id: perSite('teashop.example') * PAGES_PER_RUN },
 		]);

@@ -1,6 +1,7 @@
 /**
  * How each example looks when a user imports it into n8n (1440x900 window, Zoom to Fit): sections a person reads,
- * each with a sticky note saying what it does and what to set, and text that the notes do not clip.
+ * left to right, then top to bottom, each with a sticky note saying what it does and what to set (the setup in the
+ * first, top-left one), and text that the notes do not clip. The end-to-end suite checks the same in n8n's editor.
  *
  * Measured from the workflow file, as n8n's editor lays it out: a node is about 100x100 px from its position; a
  * note's Markdown is 14 px text (about 7 px a character, 21 px a line), code 8.4 px a character, headings 24 px, inside
@@ -15,8 +16,8 @@ const NODE_SIZE = 100;
 
 // What n8n's Zoom to Fit shows of a workflow in a 1440x900 window, its padding included: measured in n8n 2.41.1 and
 // 1.123.81 (the zoom it chose for each example of this folder; the smaller line, a little under). The end-to-end
-// check asserts a zoom of 0.5 or more.
-const READABLE_ZOOM = 0.5;
+// check asserts a zoom of 0.7 or more.
+const READABLE_ZOOM = 0.7;
 const CANVAS = { width: 1130, height: 660 };
 const MAX_SIZE = { width: CANVAS.width / READABLE_ZOOM, height: CANVAS.height / READABLE_ZOOM };
 
@@ -24,6 +25,9 @@ const PROSE_CHAR = 7;
 const CODE_CHAR = 8.4;
 const HEADING_CHAR = 13;
 const PADDING_X = 12;
+
+/** How a note says what to set before the workflow runs: a bold "Set up" (or "To set it up") heading. */
+const SETUP_HEADING = /\*\*(to )?set (it )?up\b/i;
 
 /** Words only this repository's developers can act on: not for the person importing a non-offline example. */
 const DEVELOPER_WORDS = /\bnpm\b|\bdev\/|this repository|127\.0\.0\.1|__sim\b/;
@@ -93,7 +97,11 @@ const examples = readdirSync(EXAMPLES_DIR)
 	.sort();
 
 describe.each(examples)('examples/%s as n8n shows it', (file) => {
-	const nodes = (JSON.parse(readFileSync(path.join(EXAMPLES_DIR, file), 'utf8')) as { nodes: Node[] }).nodes;
+	const workflow = JSON.parse(readFileSync(path.join(EXAMPLES_DIR, file), 'utf8')) as {
+		nodes: Node[];
+		connections: Record<string, Record<string, Array<Array<{ node: string }> | null>>>;
+	};
+	const nodes = workflow.nodes;
 	const notes = nodes
 		.filter((node) => node.type === STICKY_NOTE)
 		.map((note) => ({
@@ -124,6 +132,26 @@ describe.each(examples)('examples/%s as n8n shows it', (file) => {
 			notes.slice(index + 1).filter((other) => overlap(note.box, other.box)).map((other) => `${note.name} / ${other.name}`),
 		);
 		expect(overlapping).toEqual([]);
+	});
+
+	it('reads its sections left to right, then top to bottom: no wire back to a note read before, the setup steps in the first (top-left) note', () => {
+		// Rows of notes by their top (half a node apart starts a new row), each row left to right.
+		const rows: Array<typeof notes> = [];
+		for (const note of [...notes].sort((a, b) => a.box.y - b.box.y)) {
+			const row = rows.find((candidate) => Math.abs(candidate[0].box.y - note.box.y) <= NODE_SIZE / 2);
+			if (row) row.push(note);
+			else rows.push([note]);
+		}
+		const ordered = rows.flatMap((row) => row.sort((a, b) => a.box.x - b.box.x));
+		const sectionOf = new Map(steps.map((step) => [step.name, ordered.findIndex((note) => inside(step.box, note.box))] as const));
+		const backwards = Object.entries(workflow.connections).flatMap(([from, outputs]) =>
+			Object.values(outputs)
+				.flat(2)
+				.filter((target): target is { node: string } => Boolean(target) && (sectionOf.get(target!.node) ?? -1) < (sectionOf.get(from) ?? -1))
+				.map((target) => `${from} → ${target.node}`),
+		);
+		expect(backwards).toEqual([]);
+		expect(ordered.slice(1).filter((note) => SETUP_HEADING.test(note.content)).map((note) => note.name)).toEqual([]);
 	});
 
 	it.each(notes.map((note) => [note.name, note] as const))('note "%s": its text fits its width and ends above its nodes', (_, note) => {

@@ -1,15 +1,13 @@
-import { startPhpRankServer } from '../../dev/server';
-import type { PhpRankServer } from '../../dev/server';
-import { AUDIT_HISTORY_TABLES, auditHistoryTables, checkTitlesOf, emailsAsItems, loadExampleWorkflow, monthlyReportText } from '../../dev/examples';
+import { startAuditSite, startPhpRankServer } from '../../dev/server';
+import type { AuditSite, PhpRankServer } from '../../dev/server';
+import { AUDIT_HISTORY_TABLES, auditHistoryTables, checkTitlesOf, emailsAsItems, loadExampleWorkflow, monthlyReportText, pagesToChange } from '../../dev/examples';
 import { runWorkflow } from '../../dev/engine';
 import type { InMemoryDataTables, RunResult, WorkflowFixture } from '../../dev/engine';
 import { PHPRANK_CHECK_TITLES } from '../support/phpRankChecks';
 
 const FILE = 'monthly-client-report.json';
-const CHANGED_PAGE = 'https://www.brewshop.example/pricing';
-const BETTER_PAGE = 'https://www.brewshop.example/blog/cold-brew';
 const DASHBOARD = 'https://n8n.example.com/webhook/phprank-dashboard';
-const SITE = 'brewshop.example';
+const SITE = '127.0.0.1';
 /** The three audits' times: two in October, the last in November; the report runs on December 1st. */
 const RUN_TIMES = ['2026-10-05T06:00:00.000Z', '2026-10-26T06:00:00.000Z', '2026-11-23T06:00:00.000Z'];
 const REPORT_TIME = '2026-12-01T08:00:00.000+00:00';
@@ -24,6 +22,7 @@ const CLIENTS = { [SITE]: 'owner@brewshop.example', [OTHER_SITE]: 'tea@tea.examp
 const TRIGGER = 'On the 1st at 08:00';
 
 let server: PhpRankServer;
+let site: AuditSite;
 let history: InMemoryDataTables;
 let report: RunResult;
 
@@ -37,7 +36,7 @@ type Row = Parameters<InMemoryDataTables['insert']>[1][number];
 /** The site audit run as it is, its rows moved to `runAt` as if it had run then. */
 async function auditAt(runAt: string): Promise<Record<string, Row[]>> {
 	const tables = auditHistoryTables();
-	const result = await runWorkflow(loadExampleWorkflow('site-audit-offline.json', { server }), {
+	const result = await runWorkflow(loadExampleWorkflow('site-audit-offline.json', { server, site }), {
 		credentials: { phpRankApi: { baseUrl: server.url, apiKey: server.apiKey } },
 		dataTables: tables,
 	});
@@ -75,14 +74,16 @@ const titles = checkTitlesOf(loadExampleWorkflow(FILE));
 const expectedText = (site: string) => monthlyReportText(tables(), { site, monthStart: '2026-11-01T00:00:00.000Z', dashboardUrl: DASHBOARD, titles });
 
 beforeAll(async () => {
-	server = await startPhpRankServer();
+	[server, site] = await Promise.all([startPhpRankServer(), startAuditSite()]);
 	history = auditHistoryTables();
+
 	const audits = [await auditAt(RUN_TIMES[0]), await auditAt(RUN_TIMES[1])];
-	// A month on: one page got worse, one better, both re-analyzed.
-	server.changePage(CHANGED_PAGE, { quality: 0.6 });
-	server.changePage(BETTER_PAGE, { quality: 1 });
+	// A month on: the site's best page got worse and its worst better, both re-analyzed (a page's score depends on its
+	// URL, the site's port included: pagesToChange picks them from the reports).
+	const changed = pagesToChange(server.reports());
+	for (const page of changed) server.changePage(page.targetUrl, { quality: page.quality });
 	server.ageReports(
-		server.reports().filter((candidate) => [CHANGED_PAGE, BETTER_PAGE].includes(candidate.targetUrl)).map((candidate) => candidate.id),
+		changed.map((page) => page.id),
 		30 * 86_400,
 	);
 	audits.push(await auditAt(RUN_TIMES[2]));
@@ -94,7 +95,7 @@ beforeAll(async () => {
 
 	report = await runReport();
 });
-afterAll(async () => await server.close());
+afterAll(async () => await Promise.all([server.close(), site.close()]));
 
 describe('examples/monthly-client-report.json', () => {
 	it('is sent on the 1st of each month at 08:00 through Send Email, with an HTML and a text part, each e-mail failing alone', () => {
@@ -115,8 +116,8 @@ describe('examples/monthly-client-report.json', () => {
 	it("one e-mail per site audited in the month that has a client; the address the mail server refuses fails alone, the others still go", () => {
 		expect(report.error).toBeUndefined();
 		expect(emails().map((email) => email.error ?? [email.to, email.from])).toEqual([
-			expect.stringContaining(`Can't send mail - all recipients were rejected: 550 5.1.1 <${REFUSED}>: Recipient address rejected`),
 			['owner@brewshop.example', 'SEO reports <seo@agency.example>'],
+			expect.stringContaining(`Can't send mail - all recipients were rejected: 550 5.1.1 <${REFUSED}>: Recipient address rejected`),
 			['tea@tea.example', 'SEO reports <seo@agency.example>'],
 		]);
 	});
@@ -128,13 +129,13 @@ describe('examples/monthly-client-report.json', () => {
 		expect(outcome).toEqual({
 			month: 'November 2026',
 			summary:
-				`November 2026: 2 e-mails sent, 1 failed (${REFUSED_SITE} to ${REFUSED}: ${emails()[0].error}), ` +
+				`November 2026: 2 e-mails sent, 1 failed (${REFUSED_SITE} to ${REFUSED}: ${emails()[1].error}), ` +
 				`1 site skipped (${NO_CLIENT_SITE}: no client address in Report settings).`,
 			sent: [
 				{ site: SITE, to: 'owner@brewshop.example' },
 				{ site: OTHER_SITE, to: 'tea@tea.example' },
 			],
-			failed: [{ site: REFUSED_SITE, to: REFUSED, error: emails()[0].error }],
+			failed: [{ site: REFUSED_SITE, to: REFUSED, error: emails()[1].error }],
 			skipped: [{ site: NO_CLIENT_SITE, reason: 'no client address in Report settings' }],
 		});
 	});
@@ -209,7 +210,7 @@ describe('examples/monthly-client-report.json', () => {
 
 		expect(none.executedNodes).not.toContain('Send e-mail');
 		expect(outcome.summary).toBe(
-			`November 2026: nothing sent: no site audited in November 2026 has a client address in Report settings (${NO_CLIENT_SITE}, ${REFUSED_SITE}, ${SITE}, ${OTHER_SITE}).`,
+			`November 2026: nothing sent: no site audited in November 2026 has a client address in Report settings (${SITE}, ${NO_CLIENT_SITE}, ${REFUSED_SITE}, ${OTHER_SITE}).`,
 		);
 		expect(outcome.skipped).toHaveLength(4);
 	});

@@ -1,16 +1,18 @@
 import type { DataTableRowReturn } from 'n8n-workflow';
 
-import { startPhpRankServer } from '../../dev/server';
-import type { PhpRankServer } from '../../dev/server';
-import { AUDIT_HISTORY_TABLES, auditHistoryTables, checkTitlesOf, loadExampleWorkflow } from '../../dev/examples';
+import { startAuditSite, startPhpRankServer } from '../../dev/server';
+import type { AuditSite, PhpRankServer } from '../../dev/server';
+import { AUDIT_HISTORY_TABLES, auditHistoryTables, checkTitlesOf, loadExampleWorkflow, pagesToChange } from '../../dev/examples';
 import { runWebhook, runWorkflow } from '../../dev/engine';
 import type { InMemoryDataTables } from '../../dev/engine';
 import { PHPRANK_CHECK_TITLES } from '../support/phpRankChecks';
 
 const WORKFLOW_FILE = 'site-health-dashboard.json';
-const SITE = 'brewshop.example';
-const WORSE_PAGE = 'https://www.brewshop.example/pricing';
-const BETTER_PAGE = 'https://www.brewshop.example/blog/cold-brew';
+/** The bundled audit site (a page's score depends on its URL, the site's port included). */
+const SITE = '127.0.0.1';
+/** Its best page, which gets worse between the audits, and its worst, which gets better (pagesToChange). */
+let worsePage = '';
+let betterPage = '';
 const HOSTILE_SITE = `<script>alert("site")</script>'&.example`;
 const HOSTILE_URL = `https://x.example/"><img src=x onerror=alert(1)>`;
 const DAY_SECONDS = 86_400;
@@ -19,6 +21,7 @@ const checkNameOf = (id: string) => titles[id] ?? id;
 const IMPORTANCE = { failedHigh: 'high', failedMedium: 'medium', failedLow: 'low' } as const;
 
 let server: PhpRankServer;
+let site: AuditSite;
 let tables: InMemoryDataTables;
 
 interface Page {
@@ -87,18 +90,19 @@ const shownPairs = (html: string, kind: 'new' | 'fixed') =>
 		.sort();
 
 beforeAll(async () => {
-	server = await startPhpRankServer();
+	[server, site] = await Promise.all([startPhpRankServer(), startAuditSite()]);
 	tables = auditHistoryTables();
-	// Three weekly audits of the bundled server's shop into the same tables: the third after one page got worse and one better.
+	// Three weekly audits of the bundled audit site into the same tables: the third after one page got worse and one better.
 	const audit = async () => {
-		const result = await runWorkflow(loadExampleWorkflow('site-audit-offline.json', { server }), { credentials: { phpRankApi: { baseUrl: server.url, apiKey: server.apiKey } }, dataTables: tables });
+		const result = await runWorkflow(loadExampleWorkflow('site-audit-offline.json', { server, site }), { credentials: { phpRankApi: { baseUrl: server.url, apiKey: server.apiKey } }, dataTables: tables });
 		expect(result.error).toBeUndefined();
 	};
 	await audit();
 	await audit();
-	server.changePage(WORSE_PAGE, { quality: 0.3 });
-	server.changePage(BETTER_PAGE, { quality: 1 });
-	server.ageReports(server.reports().filter((report) => [WORSE_PAGE, BETTER_PAGE].includes(report.targetUrl)).map((report) => report.id), 7 * DAY_SECONDS);
+	const [worse, better] = pagesToChange(server.reports());
+	[worsePage, betterPage] = [worse.targetUrl, better.targetUrl];
+	for (const page of [worse, better]) server.changePage(page.targetUrl, { quality: page.quality });
+	server.ageReports([worse.id, better.id], 7 * DAY_SECONDS);
 	await audit();
 	// The rows again, the latest run's first: the page must order the runs itself (n8n 1.x's Get ignores a sort).
 	const written = tables;
@@ -110,7 +114,7 @@ beforeAll(async () => {
 	}
 	expect(tables.rows(AUDIT_HISTORY_TABLES.runs.name).map((row) => row.runId)).not.toEqual(runRows().map((row) => row.runId));
 });
-afterAll(async () => await server.close());
+afterAll(async () => await Promise.all([server.close(), site.close()]));
 
 describe('examples/site-health-dashboard.json', () => {
 	it('answers GET /webhook/phprank-dashboard behind Basic Auth through Respond to Webhook, reading the runs table and only two runs\' pages', () => {
@@ -193,14 +197,15 @@ describe('examples/site-health-dashboard.json', () => {
 
 			expect(shownPairs(html, 'new')).toEqual(newPairs(second, third));
 			expect(shownPairs(html, 'fixed')).toEqual(newPairs(third, second));
-			expect(shownPairs(html, 'new').some((pair) => pair.endsWith(WORSE_PAGE))).toBe(true);
-			expect(shownPairs(html, 'fixed').some((pair) => pair.endsWith(BETTER_PAGE))).toBe(true);
+			expect(shownPairs(html, 'new').some((pair) => pair.endsWith(worsePage))).toBe(true);
+			expect(shownPairs(html, 'fixed').some((pair) => pair.endsWith(betterPage))).toBe(true);
 		});
 
 		it("lists the 10 worst pages of the latest run with links to their phpRank reports", () => {
 			const html = section(page.html, 'Worst pages');
+			// The URLs found but not analyzed (broken targets, redirects) have no score.
 			const expected = pageRows(runIds()[2])
-				.filter((row) => !row.error)
+				.filter((row) => !row.error && row.score !== null)
 				.sort((a, b) => Number(a.score) - Number(b.score) || String(a.url).localeCompare(String(b.url)))
 				.slice(0, 10);
 

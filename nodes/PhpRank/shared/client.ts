@@ -182,6 +182,18 @@ export class PhpRankClient {
 		});
 	}
 
+	/**
+	 * The same item's client for another prepared request, whose errors name `target`: one create among the many an
+	 * item sends (Site > Audit analyzes each page of a site).
+	 */
+	forRequest(prepared: IHttpRequestOptions, target: RequestTarget): PhpRankClient {
+		// Over the item's settings, not a copy of them: a tool call's wait is read as each request starts.
+		const settings = Object.create(this.settings) as ClientSettings;
+		settings.prepared = prepared;
+		settings.targetOf = () => target;
+		return new PhpRankClient(this.context, settings);
+	}
+
 	/** The phpRank server, named by the credential that reaches it: items and executions that share it share its limits. */
 	readonly server: string;
 

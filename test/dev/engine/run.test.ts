@@ -6,6 +6,7 @@ import type { ICredentialType, INodeType, INodeTypeDescription } from 'n8n-workf
 import { NodeApiError, NodeConnectionTypes } from 'n8n-workflow';
 
 import { producedText, runNode } from '../../../dev/engine';
+import type { SubWorkflowRun } from '../../../dev/engine';
 
 // What the engine adds to n8n-core that the node tests lean on: the error instance a node threw
 // (the run data keeps only a plain copy) and one text of everything a run produced, which the
@@ -115,5 +116,87 @@ describe('runNode', () => {
 		expect(result.items.map((item) => item.json)).toEqual(ITEMS);
 		expect(producedText(result)).toContain('"name":"alpha"');
 		expect(producedText(result)).toContain('"name":"beta"');
+	});
+});
+
+/** A sub-workflow as an Execute Workflow node holds it (Source: Define Below): its trigger, then `node`. */
+function subWorkflow(node: Record<string, unknown>): string {
+	return JSON.stringify({
+		nodes: [
+			{ id: 's1', name: 'When Executed by Another Workflow', type: 'n8n-nodes-base.executeWorkflowTrigger', typeVersion: 1.1, position: [0, 0], parameters: { inputSource: 'passthrough' } },
+			{ id: 's2', name: 'Last', position: [220, 0], ...node },
+		],
+		connections: { 'When Executed by Another Workflow': { main: [[{ node: 'Last', type: 'main', index: 0 }]] } },
+		settings: { executionOrder: 'v1', saveDataSuccessExecution: 'none' },
+	});
+}
+
+describe('runNode with a sub-workflow (Execute Workflow, Source: Define Below)', () => {
+	const callSub = (workflowJson: string, subWorkflowRuns: SubWorkflowRun[] = []) =>
+		runNode({
+			type: 'n8n-nodes-base.executeWorkflow',
+			typeVersion: 1.2,
+			parameters: { source: 'parameter', workflowJson, mode: 'once', options: { waitForSubWorkflow: true } },
+			items: ITEMS,
+			subWorkflowRuns,
+		});
+
+	it('runs it as an execution of its own on the items, and outputs what its last node output', async () => {
+		const subWorkflowRuns: SubWorkflowRun[] = [];
+		const doubled = subWorkflow({
+			type: 'n8n-nodes-base.set',
+			typeVersion: 3.4,
+			parameters: { mode: 'manual', assignments: { assignments: [{ id: 'a', name: 'double', value: '={{ $json.score * 2 }}', type: 'number' }] }, options: {} },
+		});
+
+		const result = await callSub(doubled, subWorkflowRuns);
+
+		expect(result.error).toBeUndefined();
+		expect(result.items.map((item) => item.json)).toEqual(ITEMS.map((item) => ({ double: item.score * 2 })));
+		expect(subWorkflowRuns).toHaveLength(1);
+		expect(result.run.data.resultData.runData['Node under test'][0].metadata?.subExecution?.executionId).toBe(subWorkflowRuns[0].executionId);
+		expect(subWorkflowRuns[0].workflow.settings).toEqual({ executionOrder: 'v1', saveDataSuccessExecution: 'none' });
+		expect(Object.keys(subWorkflowRuns[0].run.data.resultData.runData)).toEqual(['When Executed by Another Workflow', 'Last']);
+	});
+
+	it('fails the calling node with the error that stopped the sub-workflow', async () => {
+		const failing = subWorkflow({ type: 'n8n-nodes-base.stopAndError', typeVersion: 1, parameters: { errorMessage: 'Nothing to delete here' } });
+
+		const result = await callSub(failing);
+
+		expect(result.items).toEqual([]);
+		expect(result.error?.message).toContain('Nothing to delete here');
+	});
+});
+
+describe("runNode with n8n's Code node (JavaScript, as its task runner runs it)", () => {
+	const code = (parameters: Record<string, unknown>, continueOnFail = false) =>
+		runNode({ type: 'n8n-nodes-base.code', typeVersion: 2, parameters: { language: 'javaScript', ...parameters }, items: ITEMS, continueOnFail });
+
+	it('runs once for all items: `$input.all()` and `items`, returning new items', async () => {
+		const result = await code({ mode: 'runOnceForAllItems', jsCode: 'const total = $input.all().reduce((sum, item) => sum + item.json.score, 0);\nreturn [{ json: { total, names: items.map((item) => item.json.name) } }];' });
+
+		expect(result.error).toBeUndefined();
+		expect(result.items.map((item) => item.json)).toEqual([{ total: 100, names: ['alpha', 'beta'] }]);
+	});
+
+	it('runs once for each item: `$json` of each, paired with it', async () => {
+		const result = await code({ mode: 'runOnceForEachItem', jsCode: "return { json: { label: `${$json.name}: ${$json.score}` } };" });
+
+		expect(result.error).toBeUndefined();
+		expect(result.items.map((item) => [item.json, item.pairedItem])).toEqual([
+			[{ label: 'alpha: 80' }, { item: 0 }],
+			[{ label: 'beta: 20' }, { item: 1 }],
+		]);
+	});
+
+	it("fails the node with the code's error, or keeps it on the item under Continue On Fail", async () => {
+		const failing = { mode: 'runOnceForEachItem', jsCode: "if ($json.score < 50) throw new Error(`${$json.name} is too low`);\nreturn { json: { ok: $json.name } };" };
+
+		const stopped = await code(failing);
+		const continued = await code(failing, true);
+
+		expect(stopped.error?.message).toContain('beta is too low');
+		expect(continued.items.map((item) => item.json)).toEqual([{ ok: 'alpha' }, { error: expect.stringContaining('beta is too low') }]);
 	});
 });

@@ -54,13 +54,15 @@ describe('phpRank node description', () => {
 		expect('execute' in new PhpRank()).toBe(false);
 	});
 
-	it('offers the Report and Project resources and exactly their documented operations', () => {
+	it('offers the Report, Project and Site resources and exactly their documented operations', () => {
 		expect(values(description.properties.find((p) => p.name === 'resource') as INodeProperties).sort()).toEqual([
 			'project',
 			'report',
+			'site',
 		]);
 		expect(operationsOf('report')).toEqual(['create', 'delete', 'get', 'getAll', 'update']);
 		expect(operationsOf('project')).toEqual(['delete', 'getAll']);
+		expect(operationsOf('site')).toEqual(['audit']);
 	});
 
 	it('names every parameter as saved workflows store it', () => {
@@ -85,6 +87,18 @@ describe('phpRank node description', () => {
 		expect(names('report', 'getAll')).toEqual(['filters', 'limit', 'options', 'returnAll', 'toolDescription']);
 		expect(names('project', 'getAll')).toEqual(['filters', 'limit', 'options', 'returnAll', 'toolDescription']);
 		expect(names('project', 'delete')).toEqual(['options', 'projectName', 'toolDescription']);
+		expect(names('site', 'audit')).toEqual([
+			'discover',
+			'ifReportExists',
+			'maxPages',
+			'options',
+			'password',
+			'privacy',
+			'reanalyzeAfter',
+			'reanalyzeAfterUnit',
+			'siteUrl',
+			'toolDescription',
+		]);
 	});
 
 	it('keeps rarely changed settings in each operation\'s Options, a wait of an hour by default (rate limit, restarts)', () => {
@@ -101,6 +115,7 @@ describe('phpRank node description', () => {
 		expect(optionNames('project', 'delete')).toEqual(['maxWait']);
 		expect(optionNames('report', 'getAll')).toEqual(['includeResults', 'maxWait', 'perPage', 'sort', 'sortBy']);
 		expect(optionNames('project', 'getAll')).toEqual(['maxWait', 'perPage', 'sort', 'sortBy']);
+		expect(optionNames('site', 'audit')).toEqual(['checkExternalLinks', 'includeResults', 'leaveOut', 'maxDepth', 'maxWait', 'respectRobotsTxt']);
 		const wait = nested(property('report', 'create', 'options'), 'maxWait');
 		expect(wait.default).toBe(3600);
 		expect(wait.typeOptions?.minValue).toBe(0);
@@ -123,12 +138,13 @@ describe('phpRank node description', () => {
 			.filter((p) => p.name === 'operation')
 			.flatMap((p) => p.options as INodePropertyOptions[]);
 		for (const { description: said, action } of operations) {
-			expect(said).toMatch(/^(Create|Get|Update|Delete) an? (report|project)$|^Get many (reports|projects)$/);
+			expect(said).toMatch(/^(Create|Get|Update|Delete) an? (report|project)$|^Get many (reports|projects)$|^Audit a site$/);
 			expect(action?.startsWith(String(said))).toBe(true);
 			expect(action!.length).toBeLessThanOrEqual(25);
 		}
 		const actions = operations.map((option) => option.action).sort();
 		expect(actions).toEqual([
+			'Audit a site',
 			'Create a report for a URL',
 			'Delete a project by name',
 			'Delete a report by ID',
@@ -178,7 +194,8 @@ describe('phpRank node description', () => {
 	});
 
 	it('asks for the age past which Re-Analyze the Existing Report if Older Than analyzes again, 7 days by default', () => {
-		const shownFor = { show: { resource: ['report'], operation: ['create'], ifReportExists: ['reanalyzeIfOlder'] } };
+		// Asked by Site > Audit too, declared once for both.
+		const shownFor = { show: { resource: ['report', 'site'], operation: ['create', 'audit'], ifReportExists: ['reanalyzeIfOlder'] } };
 		expect(property('report', 'create', 'reanalyzeAfter')).toMatchObject({ displayName: 'Re-Analyze After', type: 'number', default: 7, displayOptions: shownFor });
 		const unit = property('report', 'create', 'reanalyzeAfterUnit');
 		expect(unit).toMatchObject({ displayName: 'Re-Analyze After Unit', type: 'options', default: 'days', displayOptions: shownFor });
@@ -186,6 +203,34 @@ describe('phpRank node description', () => {
 			['Days', 'days'],
 			['Hours', 'hours'],
 		]);
+	});
+
+	it('audits a site from its Site URL, in sitemaps and links by default, 500 pages at most, re-analyzing reports older than 7 days', () => {
+		const shown = (name: string) => propertiesOf('site', 'audit').filter((p) => p.name === name && p.displayOptions?.show?.['@tool'] === undefined);
+		const [siteUrl] = shown('siteUrl');
+		expect(siteUrl).toMatchObject({ displayName: 'Site URL', type: 'string', required: true, default: '' });
+		const [discover] = shown('discover');
+		expect(discover).toMatchObject({ displayName: 'Find Pages In', type: 'options', default: 'both' });
+		expect(namesAndValues(discover)).toEqual([
+			['Sitemaps and Links', 'both'],
+			['Sitemaps', 'sitemaps'],
+			['Links', 'links'],
+		]);
+		expect(shown('maxPages')).toMatchObject([{ displayName: 'Max Pages', type: 'number', default: 500 }]);
+		const [ifReportExists] = shown('ifReportExists');
+		expect(ifReportExists).toMatchObject({ displayName: 'If the URL Already Has a Report', default: 'reanalyzeIfOlder' });
+		expect(values(ifReportExists)).toEqual(values(property('report', 'create', 'ifReportExists')));
+		// In the panel's order: what the audit asks, then the choices Report > Create asks too.
+		const order = description.properties
+			.filter((p) => p.displayOptions?.show?.resource?.includes('site') && p.displayOptions?.show?.operation?.includes('audit') && p.type !== 'notice')
+			.filter((p) => p.displayOptions?.show?.['@tool'] === undefined)
+			.map((p) => p.name);
+		expect(order).toEqual(['siteUrl', 'discover', 'maxPages', 'ifReportExists', 'reanalyzeAfter', 'reanalyzeAfterUnit', 'privacy', 'password', 'options']);
+		const options = property('site', 'audit', 'options');
+		expect(nested(options, 'maxDepth')).toMatchObject({ displayName: 'Max Depth', type: 'number', default: 10 });
+		expect(nested(options, 'leaveOut')).toMatchObject({ displayName: 'Leave Out URLs Matching', type: 'string', default: '' });
+		expect(nested(options, 'checkExternalLinks')).toMatchObject({ displayName: 'Check External Links', type: 'boolean', default: false });
+		expect(nested(options, 'respectRobotsTxt')).toMatchObject({ displayName: 'Respect robots.txt', type: 'boolean', default: true });
 	});
 
 	it('offers Add Previous Score on Update only, off by default', () => {

@@ -21,14 +21,14 @@ import { findReport, reportAddressOf } from './existingReport';
 import type { ReportAddress } from './existingReport';
 import { SiteReports } from './siteReports';
 
-const IF_REPORT_EXISTS = {
+export const IF_REPORT_EXISTS = {
 	createAnother: 'createAnother',
 	reanalyzeExisting: 'reanalyzeExisting',
 	reanalyzeIfOlder: 'reanalyzeIfOlder',
 	returnExisting: 'returnExisting',
 } as const;
 
-type IfReportExists = (typeof IF_REPORT_EXISTS)[keyof typeof IF_REPORT_EXISTS];
+export type IfReportExists = (typeof IF_REPORT_EXISTS)[keyof typeof IF_REPORT_EXISTS];
 
 const IF_REPORT_EXISTS_OPTIONS: INodePropertyOptions[] = [
 	{
@@ -73,7 +73,21 @@ const MS_PER_HOUR = 3_600_000;
 
 const showForReanalyzeIfOlder = { show: { ifReportExists: [IF_REPORT_EXISTS.reanalyzeIfOlder] } };
 
-const properties: INodeProperties[] = [
+/** If the URL Already Has a Report, with the default and hint of the operation that asks it. */
+export function ifReportExistsField({ default: defaultChoice, description, hint }: { default: IfReportExists; description: string; hint: string }): INodeProperties {
+	return {
+		displayName: IF_REPORT_EXISTS_FIELD,
+		name: 'ifReportExists',
+		type: 'options',
+		noDataExpression: false,
+		options: IF_REPORT_EXISTS_OPTIONS,
+		default: defaultChoice,
+		description,
+		hint,
+	};
+}
+
+const createFields: INodeProperties[] = [
 	{
 		displayName: 'URL',
 		name: 'url',
@@ -83,16 +97,15 @@ const properties: INodeProperties[] = [
 		placeholder: 'e.g. https://example.com/blog/',
 		description: 'The web page to analyze; phpRank fetches it and scores it from 0 to 100',
 	},
-	{
-		displayName: IF_REPORT_EXISTS_FIELD,
-		name: 'ifReportExists',
-		type: 'options',
-		noDataExpression: false,
-		options: IF_REPORT_EXISTS_OPTIONS,
-		default: 'createAnother',
+	ifReportExistsField({
+		default: IF_REPORT_EXISTS.createAnother,
 		description: 'What to do when phpRank holds a report of this URL; http or https, www. and capitals in the host make no difference.',
 		hint: 'To run the same rows again without duplicates, pick one of the Existing Report choices',
-	},
+	}),
+];
+
+// Asked by Report > Create and Site > Audit alike, declared once: every declared property costs each item.
+const afterIfReportExists: INodeProperties[] = [
 	{
 		displayName: REANALYZE_AFTER_FIELD,
 		name: 'reanalyzeAfter',
@@ -121,7 +134,13 @@ const properties: INodeProperties[] = [
 	}),
 ];
 
-export const reportCreateDescription = updateDisplayOptions({ show: showOnlyForReportCreate }, properties);
+/** The operations that create reports: Report > Create, and Site > Audit for each page of a site. */
+const showForCreatingOperations = { resource: ['report', 'site'], operation: ['create', 'audit'] };
+
+export const reportCreateDescription = updateDisplayOptions({ show: showOnlyForReportCreate }, createFields);
+
+/** After the If the URL Already Has a Report of either operation: declared after both. */
+export const reportChoicesDescription = updateDisplayOptions({ show: showForCreatingOperations }, afterIfReportExists);
 
 export const reportCreateOperation: INodePropertyOptions = {
 	name: 'Create',
@@ -147,15 +166,25 @@ async function buildReportCreate(this: IExecuteSingleFunctions, requestOptions: 
 
 async function createReport(this: IExecutePaginationFunctions, requestData: RequestData): Promise<INodeExecutionData[]> {
 	const client = PhpRankClient.forItem(this, requestData);
-	const choice = parseIfReportExists(this, this.getNodeParameter('ifReportExists', IF_REPORT_EXISTS.createAnother));
-	const { record, additions } =
-		choice === IF_REPORT_EXISTS.createAnother
-			? { record: recordOf(this, await client.request()), additions: { outcome: CREATE_OUTCOME.created } }
-			: await createUnlessExists(this, client, {
-					isFresh: freshnessOf(this, choice),
-					address: reportAddressOf(String((requestData.options.body as IDataObject).url)),
-				});
+	const analyze = analyzerOf(this, this.getNodeParameter('ifReportExists', IF_REPORT_EXISTS.createAnother));
+	const { record, additions } = await analyze(client, String((requestData.options.body as IDataObject).url));
 	return reportItems(this, record, { site: await client.site(), additions });
+}
+
+/** What a create did: the report, and what the item says about it (`outcome`, the previous score of a re-analyzed report). */
+export type { Outcome as CreateOutcome };
+
+/**
+ * The create of a report of `url` as If the URL Already Has a Report says, with the client whose prepared request is
+ * that create (POST /reports): the choice and its age read once, for all the URLs of an item.
+ */
+export function analyzerOf(context: IExecutePaginationFunctions, ifReportExists: unknown): (client: PhpRankClient, url: string) => Promise<Outcome> {
+	const choice = parseIfReportExists(context, ifReportExists);
+	if (choice === IF_REPORT_EXISTS.createAnother) {
+		return async (client) => ({ record: recordOf(context, await client.request()), additions: { outcome: CREATE_OUTCOME.created } });
+	}
+	const isFresh = freshnessOf(context, choice);
+	return async (client, url) => await createUnlessExists(context, client, { isFresh, address: reportAddressOf(url) });
 }
 
 function parseIfReportExists(context: IExecutePaginationFunctions, value: unknown): IfReportExists {

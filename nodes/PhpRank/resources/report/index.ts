@@ -2,7 +2,7 @@ import type { INodeProperties } from 'n8n-workflow';
 import { reportIdLocator, toolDescriptions } from '../../shared/descriptions';
 import { updateDisplayOptions } from '../../shared/displayOptions';
 import { pairingFailures } from '../../shared/itemFailures';
-import { reportCreateDescription, reportCreateForAgents, reportCreateOperation } from './create';
+import { reportChoicesDescription, reportCreateDescription, reportCreateForAgents, reportCreateOperation } from './create';
 import { reportDeleteForAgents, reportDeleteOperation } from './delete';
 import { reportGetForAgents, reportGetOperation } from './get';
 import { reportGetManyDescription, reportGetManyForAgents, reportGetManyOperation } from './getAll';
@@ -33,6 +33,7 @@ export const reportToolDescriptions = toolDescriptions('report', {
 
 export const reportFields: INodeProperties[] = [
 	...reportCreateDescription,
+	...reportChoicesDescription,
 	...updateDisplayOptions({ show: showOnlyForOneReport }, [reportIdLocator]),
 	...reportUpdateDescription,
 	...reportGetManyDescription,

@@ -1,8 +1,9 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { forOperations, listOptions, includeResultsOption, optionsCollection } from '../../shared/descriptions';
 import { REPORT_SORT_BY_OPTIONS } from '../../shared/values';
+import { siteAuditOptions } from '../site/audit';
 
-// One Options collection for every report operation: every declared property costs each item, shown or not.
+// One Options collection for every report operation and Site > Audit: every declared property costs each item, shown or not.
 export const reportOptions: INodeProperties = {
 	...optionsCollection([
 		...forOperations(
@@ -12,7 +13,8 @@ export const reportOptions: INodeProperties = {
 				"phpRank 1.5's API does not sort by Date Generated: the node then reads every report of the list (one request per 100 reports) and sorts them itself",
 			),
 		),
-		...forOperations(['create', 'get', 'update', 'getAll'], [includeResultsOption]),
+		...forOperations(['audit'], siteAuditOptions),
+		...forOperations(['create', 'get', 'update', 'getAll', 'audit'], [includeResultsOption]),
 		...forOperations(
 			['update'],
 			[
@@ -27,5 +29,5 @@ export const reportOptions: INodeProperties = {
 			],
 		),
 	]),
-	displayOptions: { show: { resource: ['report'], operation: ['create', 'get', 'getAll', 'update', 'delete'] } },
+	displayOptions: { show: { resource: ['report', 'site'], operation: ['create', 'get', 'getAll', 'update', 'delete', 'audit'] } },
 };

@@ -31,7 +31,8 @@ export class SiteReports {
 	static stored(client: PhpRankClient, address: ReportAddress, report: IDataObject): void {
 		for (const siteReports of SiteReports.ofServer(client.server)) {
 			if (siteReports.project !== address.project) continue;
-			siteReports.reports.set(address.url, report);
+			// A site audit's pages are analyzed once each: it keeps that the URL has a report, not the report (see readWhole).
+			siteReports.reports.set(address.url, siteReports.lean ? undefined : report);
 			siteReports.held?.add(address.url);
 		}
 	}
@@ -64,6 +65,9 @@ export class SiteReports {
 
 	private reading: Promise<void> | undefined;
 
+	/** Keeps no report once handed out (a site audit's): a URL asked again is looked up. */
+	private lean = false;
+
 	private constructor(private readonly project: string) {}
 
 	/**
@@ -72,15 +76,30 @@ export class SiteReports {
 	 */
 	async reportOf(client: PhpRankClient, address: ReportAddress): Promise<IDataObject | undefined> {
 		const known = this.reports.get(address.url);
-		if (known !== undefined) return known;
+		if (known !== undefined) {
+			if (this.lean) this.reports.set(address.url, undefined);
+			return known;
+		}
 		this.reports.set(address.url, undefined);
 		this.reading ??= this.read(client);
 		await this.reading;
 		const found = this.reports.get(address.url);
+		if (found !== undefined && this.lean) this.reports.set(address.url, undefined);
 		if (found !== undefined || (this.held !== undefined && !this.held.has(address.url))) return found;
 		const lookedUp = await findReport(client, address);
 		if (lookedUp !== undefined && this.reports.get(address.url) === undefined) this.reports.set(address.url, lookedUp);
 		return this.reports.get(address.url);
+	}
+
+	/**
+	 * Reads the site's reports whole now, before the URLs are known: a site audit asks for its pages one by one as it
+	 * finds them, and every one of them is matched against this one read (100 reports a request). Unless the read
+	 * would take more requests than looking `urls` URLs up: then page 1 only, and a lookup for each URL it leaves open.
+	 */
+	readWhole(client: PhpRankClient, { urls }: { urls: number }): void {
+		// Each report is several kilobytes with its per-check results: a 50,000-page site's would not fit in memory.
+		this.lean = true;
+		this.reading ??= this.read(client, { whole: true, lookups: urls });
 	}
 
 	private unsettled(): number {
@@ -91,10 +110,10 @@ export class SiteReports {
 	 * Once every row of the run has asked (n8n starts each item of a run before any answer arrives): page 1 of
 	 * the project, newest first, then the other pages only when they are fewer than the URLs page 1 left open.
 	 */
-	private async read(client: PhpRankClient): Promise<void> {
+	private async read(client: PhpRankClient, { whole = false, lookups = 0 } = {}): Promise<void> {
 		await sleep(0);
 		// For one URL, its own lookup is the one request needed.
-		if (this.unsettled() < 2) return;
+		if (!whole && this.unsettled() < 2) return;
 		const held = new Set<string>();
 		const readPage = async (page: number) => {
 			const query = { project: this.project, sort_by: 'id', sort: 'desc' };
@@ -103,14 +122,14 @@ export class SiteReports {
 				const url = addressOfReport(report);
 				if (url === undefined) continue;
 				held.add(url);
-				// Newest first: a URL's first report is its newest.
-				if (this.reports.has(url) && this.reports.get(url) === undefined) this.reports.set(url, report);
+				// Newest first: a URL's first report is its newest (or the one a create of this run just stored).
+				if ((whole || this.reports.has(url)) && this.reports.get(url) === undefined) this.reports.set(url, report);
 			}
 			return read;
 		};
 		try {
 			const first = await readPage(1);
-			if (first.lastPage - 1 > this.unsettled()) return;
+			if (first.lastPage - 1 > (whole ? lookups : this.unsettled())) return;
 			for (let page = 2, lastPage = first.lastPage; page <= lastPage; page++) {
 				const read = await readPage(page);
 				// A report deleted meanwhile shifts later ones onto pages already read: the read is not whole.

@@ -3,10 +3,16 @@ import { NodeHelpers } from 'n8n-workflow';
 import { runTool, toToolDescription } from '../../../../dev/engine';
 import { PhpRank } from '../../../../nodes/PhpRank/PhpRank.node';
 import { TOOL_CALL_MAX_WAIT_SECONDS } from '../../../../nodes/PhpRank/shared/toolUse';
+import { startAuditSite } from '../../../../dev/server';
+import type { AuditSite } from '../../../../dev/server';
 import type { PhpRankServer } from '../../../support/phpRank';
 import { apiRequests, byId, byName, credentialsFor, requestLines, runPhpRank, startServer, useServer } from '../../../support/phpRank';
 
 const server = useServer({}, (phpRank) => phpRank.seedReports(40, { projects: ['example.com', 'shop.example.org'] }));
+
+let site: AuditSite;
+beforeAll(async () => (site = await startAuditSite()));
+afterAll(async () => await site.close());
 
 const asAgent = (parameters: IDataObject, args: IDataObject) =>
 	runTool({ parameters: parameters as never, args, credentials: credentialsFor(server()) });
@@ -29,6 +35,8 @@ const OPERATIONS = [
 	['report', 'delete', /numeric report ID/, { reportId }],
 	['project', 'getAll', /averageResult/, {}],
 	['project', 'delete', /project name/, { projectName: { __rl: true, mode: 'name', value: 'example.com' } }],
+	// The bundled audit site's start page alone.
+	['site', 'audit', /Site URL is the start page/, { discover: 'links', maxPages: 1 }],
 ] as const;
 
 describe('what an AI agent is told about each operation', () => {
@@ -44,7 +52,8 @@ describe('what an AI agent is told about each operation', () => {
 
 	it.each(OPERATIONS)('%s > %s: the agent reads what it needs and what comes back', async (resource, operation, needs, parameters) => {
 		const expected = shownParameters(tool, { resource, operation }).toolDescription as string;
-		const result = await asAgent({ resource, operation, ...parameters }, {});
+		const siteUrl = resource === 'site' ? { siteUrl: `${site.url}/` } : {};
+		const result = await asAgent({ resource, operation, ...parameters, ...siteUrl }, {});
 
 		expect(result.toolDescription).toBe(expected);
 		expect(expected).toMatch(needs);

@@ -1,0 +1,374 @@
+/**
+ * Site > Audit on the bundled audit site (dev/server/auditSite.ts), whose link graph is known: the items the node
+ * outputs, the requests the site received (each page once, robots.txt first, what it disallows never) and the
+ * requests phpRank received (the site's reports read once, one create per page that answered 200 with HTML).
+ */
+import type { IDataObject } from 'n8n-workflow';
+import { startAuditSite } from '../../../../../dev/server';
+import type { AuditSite, AuditSiteOptions } from '../../../../../dev/server';
+import { deepIndexFile, NESTED_INDEX_FILE, SITE_PREFIX, sitemapFilesFrom } from '../../../../../dev/server/site';
+import { USER_AGENT } from '../../../../../nodes/PhpRank/resources/site/audit';
+import { apiRequests, failedCheckNamesOnServer, failedChecksOnServer, inputErrorOf, runPhpRank, useServer } from '../../../../support/phpRank';
+
+const server = useServer();
+
+let site: AuditSite;
+beforeAll(async () => (site = await startAuditSite()));
+afterAll(async () => await site.close());
+beforeEach(() => site.clearRequests());
+
+const audit = async (parameters: IDataObject = {}, on: AuditSite = site) =>
+	await runPhpRank(server(), { resource: 'site', operation: 'audit', siteUrl: `${on.url}/`, ...parameters });
+
+const pathOf = (url: unknown) => String(url).replace(/^http:\/\/127\.0\.0\.1:\d+/, '');
+
+/** What the crawl says of each URL, by path: outcome, status, depth, foundIn, inlinks, orphan, redirectsTo. */
+function table(items: Array<{ json: IDataObject }>) {
+	return items.map(({ json }) => [
+		pathOf(json.url),
+		json.outcome,
+		json.status,
+		json.depth,
+		(json.foundIn as string[]).join('+'),
+		json.inlinks,
+		json.orphan,
+		json.redirectsTo === null ? null : pathOf(json.redirectsTo),
+	]);
+}
+
+const itemOf = (items: Array<{ json: IDataObject }>, path: string) => items.find(({ json }) => pathOf(json.url) === path)!.json;
+
+const linkedFrom = (item: IDataObject) => (item.linkedFrom as Array<{ url: string; text: string }>).map(({ url, text }) => [pathOf(url), text]);
+
+const creates = () => apiRequests(server()).filter((request) => request.method === 'POST');
+const reads = () => apiRequests(server()).filter((request) => request.method === 'GET');
+
+// The graph (dev/server/README.md): / links docs/intro.html, /about.html, /old-page (301 to /about.html),
+// /private/staff.html (disallowed), base.html (<base href="/docs/">), an external page and mailto:, tel:,
+// javascript:, #main; docs/intro.html → next.html, ../about.html, missing.html (404); next.html → deep/three.html →
+// four.html (four clicks deep); /gone.html (410) is linked from /about.html, next.html and three.html; /about.html
+// links loop-a, which redirects to /loop-b and back. The sitemap lists /, /about.html, /docs/intro.html, /orphan.html.
+const ANALYZED_IN_ORDER = ['/', '/docs/intro.html', '/about.html', '/base.html', '/docs/next.html', '/docs/deep/three.html', '/docs/deep/four.html', '/orphan.html'];
+
+describe('Site > Audit: the pages of a site from its sitemaps and links', () => {
+	it('lists every URL found once with its outcome, status, depth, inlinks, redirects and orphans, and analyzes each page that answered 200 with HTML', async () => {
+		const { items, error } = await audit();
+
+		expect(error).toBeUndefined();
+		expect(table(items)).toEqual([
+			['/', 'created', 200, 0, 'sitemap+links', 1, false, null],
+			['/about.html', 'created', 200, 1, 'sitemap+links', 2, false, null],
+			['/docs/intro.html', 'created', 200, 1, 'sitemap+links', 2, false, null],
+			['/orphan.html', 'created', 200, null, 'sitemap', 0, true, null],
+			['/old-page', 'redirected', 301, 1, 'links', 1, false, '/about.html'],
+			['/private/staff.html', 'blocked', null, 1, 'links', 1, false, null],
+			['/base.html', 'created', 200, 1, 'links', 1, false, null],
+			['/docs/next.html', 'created', 200, 2, 'links', 2, false, null],
+			['/docs/missing.html', 'broken', 404, 2, 'links', 2, false, null],
+			['/gone.html', 'broken', 410, 2, 'links', 3, false, null],
+			['/loop-a', 'failed', 302, 2, 'links', 1, false, null],
+			['/docs/deep/three.html', 'created', 200, 3, 'links', 1, false, null],
+			['/loop-b', 'failed', 302, 2, 'links', 0, false, null],
+			['/docs/deep/four.html', 'created', 200, 4, 'links', 1, false, null],
+		]);
+		// Broken targets with every page and anchor text linking to them.
+		expect(linkedFrom(itemOf(items, '/docs/missing.html'))).toEqual([
+			['/docs/intro.html', 'Missing chapter'],
+			['/docs/next.html', 'Read on'],
+		]);
+		expect(linkedFrom(itemOf(items, '/gone.html'))).toEqual([
+			['/about.html', 'Gone'],
+			['/docs/next.html', 'Old offer'],
+			['/docs/deep/three.html', 'Archive'],
+		]);
+		// Relative links from the sub-folder and through <base href>, a fragment dropped.
+		expect(linkedFrom(itemOf(items, '/docs/next.html'))).toEqual([
+			['/docs/intro.html', 'Next chapter'],
+			['/base.html', 'Next via base'],
+		]);
+		expect(linkedFrom(itemOf(items, '/about.html'))).toEqual([
+			['/', 'About us'],
+			['/docs/intro.html', 'About'],
+		]);
+		expect(itemOf(items, '/loop-a').reason).toBe(`Redirect loop: ${site.url}/loop-a → ${site.url}/loop-b → ${site.url}/loop-a`);
+		expect(itemOf(items, '/private/staff.html').reason).toMatch(/robots\.txt/);
+		// The external link counted on its page, not fetched; mailto:, tel:, javascript: and #main are no links.
+		expect(itemOf(items, '/').externalLinks).toBe(1);
+
+		// The site: robots.txt, its sitemap, then each page once, breadth first, two at a time; never the disallowed folder.
+		expect(site.paths()).toEqual([
+			'/robots.txt',
+			'/sitemap.xml',
+			'/',
+			'/docs/intro.html',
+			'/about.html',
+			'/old-page',
+			'/base.html',
+			'/docs/next.html',
+			'/docs/missing.html',
+			'/gone.html',
+			'/loop-a',
+			'/docs/deep/three.html',
+			'/loop-b',
+			'/docs/deep/four.html',
+			'/orphan.html',
+		]);
+		expect(new Set(site.requests.map((request) => request.userAgent))).toEqual(new Set([USER_AGENT]));
+		expect(USER_AGENT).toContain('n8n-nodes-phprank');
+
+		// phpRank: the site's reports read once, then one create per page in the order found; none for broken targets.
+		expect(reads().map((request) => request.query)).toEqual([{ project: '127.0.0.1', sort_by: 'id', sort: 'desc', per_page: '100', page: '1' }]);
+		expect(creates().map((request) => pathOf(request.body.url))).toEqual(ANALYZED_IN_ORDER);
+		expect(creates().every((request) => request.body.privacy === '0')).toBe(true);
+
+		// Each analyzed page carries its report as Report > Create outputs it, without the per-check results.
+		for (const report of server().reports()) {
+			const item = itemOf(items, pathOf(report.targetUrl));
+			expect(item).toMatchObject({
+				id: report.id,
+				result: report.result,
+				grade: expect.stringMatching(/^(good|decent|bad)$/),
+				failedChecks: failedChecksOnServer(report),
+				failedCheckNames: failedCheckNamesOnServer(report),
+				reportUrl: `${server().url}/reports/${report.id}`,
+			});
+			expect(item).not.toHaveProperty('results');
+		}
+		expect(server().reports()).toHaveLength(ANALYZED_IN_ORDER.length);
+	});
+
+	it('run again within the age, reads only: every report is fresh', async () => {
+		await audit();
+		server().clearRequests();
+
+		const { items, error } = await audit();
+
+		expect(error).toBeUndefined();
+		expect(creates()).toEqual([]);
+		expect(apiRequests(server()).filter((request) => request.method !== 'GET')).toEqual([]);
+		expect(reads()).toHaveLength(1);
+		expect(items.filter(({ json }) => json.outcome === 'existing').map(({ json }) => pathOf(json.url)).sort()).toEqual([...ANALYZED_IN_ORDER].sort());
+	});
+
+	it('run again a week later: the pages whose reports are older than 7 days re-analyzed, with their previous score', async () => {
+		await audit();
+		const stale = server().reports().filter((report) => ['/about.html', '/docs/deep/four.html'].includes(pathOf(report.targetUrl)));
+		server().ageReports(stale.map((report) => report.id), 8 * 24 * 3600);
+		server().clearRequests();
+
+		const { items, error } = await audit();
+
+		expect(error).toBeUndefined();
+		expect(creates()).toEqual([]);
+		expect(apiRequests(server()).filter((request) => request.method === 'PUT').map((request) => request.path)).toEqual(stale.map((report) => `/api/v1/reports/${report.id}`));
+		expect(reads()).toHaveLength(1);
+		for (const report of stale) {
+			expect(itemOf(items, pathOf(report.targetUrl))).toMatchObject({ outcome: 'reanalyzed', id: report.id, previousResult: report.result, resultChange: 0, newlyFailedChecks: { high: [], medium: [], low: [] } });
+		}
+	});
+
+	it('Create Another Report reads nothing first; Include Per-Check Results adds the results', async () => {
+		const { items, error } = await audit({ ifReportExists: 'createAnother', options: { includeResults: true } });
+
+		expect(error).toBeUndefined();
+		expect(reads()).toEqual([]);
+		expect(creates()).toHaveLength(ANALYZED_IN_ORDER.length);
+		expect(itemOf(items, '/')).toHaveProperty('results');
+	});
+
+	it('Find Pages In: Links reads no sitemap and finds no orphan; Sitemaps follows no link', async () => {
+		const byLinks = await audit({ discover: 'links' });
+		expect(byLinks.error).toBeUndefined();
+		expect(site.paths()).not.toContain('/sitemap.xml');
+		expect(site.paths()).not.toContain('/orphan.html');
+		expect(byLinks.items).toHaveLength(13);
+		expect(byLinks.items.every(({ json }) => json.orphan === false && (json.foundIn as string[]).join() === 'links')).toBe(true);
+
+		site.clearRequests();
+		const bySitemaps = await audit({ discover: 'sitemaps' });
+		expect(bySitemaps.error).toBeUndefined();
+		expect(site.paths()).toEqual(['/robots.txt', '/sitemap.xml', '/', '/about.html', '/docs/intro.html', '/orphan.html']);
+		// Links among those pages are still counted.
+		expect(table(bySitemaps.items).map(([path, outcome, , , , inlinks]) => [path, outcome, inlinks])).toEqual([
+			['/', 'existing', 0],
+			['/about.html', 'existing', 2],
+			['/docs/intro.html', 'existing', 2],
+			// Not reached by links in the run before.
+			['/orphan.html', 'created', 0],
+		]);
+	});
+
+	it('Max Pages: at most that many analyzed, the pages found beyond them listed and not fetched', async () => {
+		const { items, error } = await audit({ discover: 'links', maxPages: 2 });
+
+		expect(error).toBeUndefined();
+		expect(creates().map((request) => pathOf(request.body.url))).toEqual(['/', '/docs/intro.html']);
+		expect(site.paths()).toEqual(['/robots.txt', '/', '/docs/intro.html']);
+		expect(table(items).map(([path, outcome, status]) => [path, outcome, status])).toEqual([
+			['/', 'created', 200],
+			['/docs/intro.html', 'created', 200],
+			['/about.html', 'notAnalyzed', null],
+			['/old-page', 'notAnalyzed', null],
+			['/private/staff.html', 'blocked', null],
+			['/base.html', 'notAnalyzed', null],
+			['/docs/next.html', 'notAnalyzed', null],
+			['/docs/missing.html', 'notAnalyzed', null],
+		]);
+		expect(itemOf(items, '/about.html').reason).toBe('Beyond Max Pages (2)');
+	});
+
+	it("a site holding more reports than the audit may analyze: its first page read, then a lookup per page, not the whole site", async () => {
+		server().seedReports(350, { projects: ['127.0.0.1'] });
+		server().clearRequests();
+
+		const { error } = await audit({ discover: 'links', maxPages: 2 });
+
+		expect(error).toBeUndefined();
+		const described = (query: Record<string, string>) => (query.search === undefined ? `site page ${query.page}` : `lookup of ${query.search.replace(/:\d+/, '')}`);
+		expect(reads().map((request) => described(request.query))).toEqual(['site page 1', 'lookup of 127.0.0.1', 'lookup of 127.0.0.1/docs/intro.html']);
+		expect(creates()).toHaveLength(2);
+	});
+
+	it('Options: Max Depth, Leave Out URLs Matching, Respect robots.txt off', async () => {
+		const shallow = await audit({ discover: 'links', options: { maxDepth: 2, respectRobotsTxt: false, leaveOut: '/loop-, *.html$' } });
+
+		expect(shallow.error).toBeUndefined();
+		expect(site.paths()).toEqual(['/', '/old-page']);
+		expect(table(shallow.items).map(([path, outcome]) => [path, outcome])).toEqual([
+			['/', 'created'],
+			['/old-page', 'redirected'],
+		]);
+
+		site.clearRequests();
+		const deep = await audit({ discover: 'links', options: { maxDepth: 2, respectRobotsTxt: false, leaveOut: 'loop' } });
+		expect(deep.error).toBeUndefined();
+		expect(site.paths()).not.toContain('/robots.txt');
+		expect(site.paths()).toContain('/private/staff.html');
+		expect(site.paths()).not.toContain('/docs/deep/three.html');
+		expect(itemOf(deep.items, '/private/staff.html').outcome).toBe('created');
+		expect(itemOf(deep.items, '/docs/deep/three.html')).toMatchObject({ outcome: 'notAnalyzed', status: null, depth: 3, reason: 'More than Max Depth (2) clicks from Site URL' });
+		expect(deep.items.some(({ json }) => String(json.url).includes('loop'))).toBe(false);
+	});
+});
+
+describe('Site > Audit: bad input fails before any request, naming the field', () => {
+	it.each([
+		[{ siteUrl: 'ftp://example.com/' }, /^Site URL must be an absolute http\(s\) address/],
+		[{ siteUrl: 'example.com' }, /^Site URL must be an absolute http\(s\) address/],
+		[{ maxPages: 0 }, /^Max Pages must be a positive whole number; got 0/],
+		[{ discover: 'everything' }, /^Find Pages In must be one of: both \(Sitemaps and Links\), sitemaps \(Sitemaps\), links \(Links\); got "everything"/],
+		[{ ifReportExists: 'skip' }, /^If the URL Already Has a Report must be one of its 4 choices/],
+		[{ options: { maxDepth: -1 } }, /^Max Depth must be a whole number, 0 or more; got -1/],
+	])('%j', async (parameters, message) => {
+		const { error } = await audit(parameters as IDataObject);
+
+		expect(inputErrorOf(error).message).toMatch(message);
+		expect(site.requests).toEqual([]);
+		expect(apiRequests(server())).toEqual([]);
+	});
+});
+
+describe('Site > Audit: sites that answer badly', () => {
+	const sites: AuditSite[] = [];
+	const siteWith = async (options: AuditSiteOptions) => {
+		const started = await startAuditSite(options);
+		sites.push(started);
+		return started;
+	};
+	afterEach(async () => {
+		await Promise.all(sites.splice(0).map(async (started) => await started.close()));
+	});
+
+	it('a host that does not answer: a message naming Site URL, nothing sent to phpRank', async () => {
+		const closed = await siteWith({});
+		const siteUrl = `${closed.url}/`;
+		await closed.close();
+		sites.splice(0);
+
+		const { error, items } = await runPhpRank(server(), { resource: 'site', operation: 'audit', siteUrl }, { continueOnFail: true });
+
+		expect(error).toBeUndefined();
+		expect(items.map(({ json }) => json)).toEqual([
+			{ error: `Site URL ${siteUrl} did not answer (Connection refused); nothing was sent to phpRank, so running this item again is safe` },
+		]);
+		expect(apiRequests(server())).toEqual([]);
+	});
+
+	it.each(['missing', 'serverError', 'html'] as const)('robots.txt %s: every page allowed, the sitemap looked for at /sitemap.xml', async (robots) => {
+		const badRobots = await siteWith({ robots });
+
+		const { items, error } = await audit({}, badRobots);
+
+		expect(error).toBeUndefined();
+		expect(badRobots.paths().slice(0, 3)).toEqual(['/robots.txt', '/sitemap.xml', '/']);
+		expect(itemOf(items, '/private/staff.html').outcome).toBe('created');
+		expect(itemOf(items, '/orphan.html').orphan).toBe(true);
+	});
+
+	it('a sitemap that is an HTML page: a message naming the file, nothing sent to phpRank', async () => {
+		const htmlSitemap = await siteWith({ sitemap: 'html' });
+
+		const { error } = await audit({}, htmlSitemap);
+
+		expect(inputErrorOf(error).message).toBe(
+			`Sitemap ${htmlSitemap.url}/sitemap.xml is an HTML page, not a sitemap; only the site was read, so running this item again is safe`,
+		);
+		expect(htmlSitemap.paths()).toEqual(['/robots.txt', '/sitemap.xml']);
+		expect(apiRequests(server())).toEqual([]);
+	});
+
+	it("sitemaps robots.txt names on another host: indexes nested and gzipped every way, each file read once; the shop's pages are not this site's", async () => {
+		const shopSitemaps = `${new URL(server().url).origin}${SITE_PREFIX}`;
+		const elsewhere = await siteWith({ sitemaps: [`${shopSitemaps}/${NESTED_INDEX_FILE}`] });
+
+		const { items, error } = await audit({ discover: 'sitemaps' }, elsewhere);
+
+		expect(error).toBeUndefined();
+		const read = server().requests.filter((request) => request.path.startsWith(`${SITE_PREFIX}/`)).map((request) => request.path.slice(SITE_PREFIX.length + 1));
+		expect(read).toEqual(sitemapFilesFrom(NESTED_INDEX_FILE));
+		expect(items.map(({ json }) => pathOf(json.url))).toEqual(['/']);
+	});
+
+	it('sitemap indexes nested without end: a message naming the files 6 levels down', async () => {
+		const shopSitemaps = `${new URL(server().url).origin}${SITE_PREFIX}`;
+		const endless = await siteWith({ sitemaps: [`${shopSitemaps}/${deepIndexFile(1)}`] });
+
+		const { error } = await audit({}, endless);
+
+		expect(inputErrorOf(error).message).toBe(
+			`Sitemap ${shopSitemaps}/${deepIndexFile(6)} would be read 6 levels down, deeper than the 5 levels of sitemap indexes the audit follows; only the site was read, so running this item again is safe`,
+		);
+		expect(apiRequests(server())).toEqual([]);
+	});
+
+	it('a gzipped sitemap is read by its bytes', async () => {
+		const gzipped = await siteWith({ sitemap: 'gzip' });
+
+		const { items, error } = await audit({ discover: 'sitemaps' }, gzipped);
+
+		expect(error).toBeUndefined();
+		expect(items.map(({ json }) => pathOf(json.url))).toEqual(['/', '/about.html', '/docs/intro.html', '/orphan.html']);
+	});
+
+	it('a page that does not answer within Max Wait: failed with the reason, the others audited', async () => {
+		const slow = await siteWith({ heldPaths: ['/docs/deep/three.html'] });
+
+		const { items, error } = await audit({ discover: 'links', options: { maxWait: 1 } }, slow);
+
+		expect(error).toBeUndefined();
+		expect(itemOf(items, '/docs/deep/three.html')).toMatchObject({ outcome: 'failed', status: null, reason: 'No answer within 1 s' });
+		expect(items.some(({ json }) => pathOf(json.url) === '/docs/deep/four.html')).toBe(false);
+		expect(creates().map((request) => pathOf(request.body.url))).toEqual(ANALYZED_IN_ORDER.slice(0, 5));
+	});
+
+	it('Check External Links: a broken external target listed with the pages linking to it', async () => {
+		const partner = await siteWith({});
+		const withPartner = await siteWith({ externalUrl: `${partner.url}/nowhere` });
+
+		const { items, error } = await audit({ discover: 'links', options: { checkExternalLinks: true } }, withPartner);
+
+		expect(error).toBeUndefined();
+		expect(partner.paths()).toEqual(['/nowhere']);
+		expect(itemOf(items, '/nowhere')).toMatchObject({ outcome: 'broken', status: 404, linkedFrom: [{ url: `${withPartner.url}/`, text: 'Partner' }] });
+	});
+});
