@@ -608,6 +608,7 @@ export const AUDIT_FORM_TABLES = {
 	leads: {
 		name: 'phprank_audit_leads',
 		columns: [
+			{ name: 'requestId', type: 'number' },
 			{ name: 'email', type: 'string' },
 			{ name: 'url', type: 'string' },
 			{ name: 'status', type: 'string' },

@@ -53,7 +53,7 @@ describe('examples/free-seo-audit-form.json', () => {
 			['Your e-mail', 'email', true],
 			['Consent', 'checkbox', true],
 		]);
-		expect(workflow.nodes.filter((node) => node.type !== 'n8n-nodes-base.stickyNote').length).toBeLessThanOrEqual(17);
+		expect(workflow.nodes.filter((node) => node.type !== 'n8n-nodes-base.stickyNote').length).toBeLessThanOrEqual(19);
 	});
 
 	it("shows the score, grade, three issues worth most to fix and the report's link, e-mails the same, and keeps the lead", async () => {
@@ -119,7 +119,7 @@ describe('examples/free-seo-audit-form.json', () => {
 		const result = await submit(page);
 
 		expect(result.error).toBeUndefined();
-		expect(result.completion).toEqual({ node: 'Completion page', title: 'We could not audit this page', message: `${why.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')}<br /><br />Nothing was analyzed.` });
+		expect(result.completion).toEqual({ node: 'Refusal page', title: 'We could not audit this page', message: `${why.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')}<br /><br />Nothing was analyzed.` });
 		expect(server.requests).toEqual([]);
 		expect(emails(result)).toEqual([]);
 		expect(requestRows()).toEqual([]);
@@ -200,6 +200,9 @@ describe('examples/free-seo-audit-form.json', () => {
 		const report = newestReport(ODD_PAGE);
 		expect(emails(freed)).toEqual([expect.objectContaining({ to: ODD_EMAIL, subject: `Your SEO audit: shop.example scores ${report.result}/100` })]);
 		expect(requestRows()[1]).toMatchObject({ status: 'emailed', attempts: 3, score: report.result });
+		// The lead kept when the form answered now says what happened: e-mailed, with the score and the link.
+		expect(leadRows()[1]).toMatchObject({ email: ODD_EMAIL, url: ODD_PAGE, status: 'emailed', score: report.result, grade: report.result >= 80 ? 'good' : report.result >= 49 ? 'decent' : 'bad', reportUrl: `${server.url}/reports/${report.id}` });
+		expect(leadRows()[0]).toMatchObject({ email: 'first@example.com', status: 'emailed' });
 		expect(freed.executedNodes).not.toContain('Keep the lead');
 		expect(freed.executedNodes).not.toContain('Completion page');
 
@@ -225,6 +228,7 @@ describe('examples/free-seo-audit-form.json', () => {
 		expect(emails(secondRun)).toHaveLength(2);
 		expect([...emails(firstRun), ...emails(secondRun)].map((email) => email.to).sort()).toEqual(pages.map(visitor).sort());
 		expect(requestRows().map((row) => row.status)).toEqual(pages.map(() => 'emailed'));
+		expect(leadRows().map((row) => [row.email, row.status, typeof row.score])).toEqual(pages.map((page) => [visitor(page), 'emailed', 'number']));
 		expect(analyses()).toBe(12);
 	});
 
@@ -238,6 +242,7 @@ describe('examples/free-seo-audit-form.json', () => {
 		const drained = await drain();
 		expect(emails(drained).map((email) => email.to)).toEqual(['visitor@example.com']);
 		expect(requestRows()).toEqual([expect.objectContaining({ status: 'emailed' })]);
+		expect(leadRows()).toEqual([expect.objectContaining({ requestId: requestRows()[0].id, status: 'emailed' })]);
 		expect(analyses()).toBe(1);
 	});
 });
