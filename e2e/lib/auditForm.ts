@@ -175,7 +175,7 @@ export async function startAuditFormChecks(checks: Checks, context: AuditFormCon
 		}
 
 		// Room for one audit a window (a look-up and the analysis), spent from this address, n8n's too; lifted once the
-		// form has answered, so that the schedule's next run finds phpRank answering while the leg goes on.
+		// request is seen queued, so that a later run of the schedule finds phpRank answering while the leg goes on.
 		const queued = await checks.step(`audit form in Chromium: phpRank's rate limit spent, the visitor is told the report comes by e-mail; the request queued, the lead kept`, async () => {
 			phpRank.setRateLimit({ maxAttempts: 3, decaySeconds: RATE_WINDOW_SECONDS });
 			try {
