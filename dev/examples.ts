@@ -636,3 +636,57 @@ export function monthlyReportText(
 		`Your dashboard: ${dashboardUrl}?site=${encodeURIComponent(site)}`,
 	].join('\n');
 }
+
+/**
+ * The Data tables of the free SEO audit form (examples/free-seo-audit-form.json): one row per audit asked for, which
+ * counts the audits a day per e-mail address and per host and is the queue the schedule drains, and the leads. Its
+ * note names them and their columns; a user makes them in n8n so.
+ */
+export const AUDIT_FORM_TABLES = {
+	requests: {
+		name: 'phprank_audit_requests',
+		columns: [
+			{ name: 'email', type: 'string' },
+			{ name: 'url', type: 'string' },
+			{ name: 'host', type: 'string' },
+			{ name: 'day', type: 'string' },
+			{ name: 'status', type: 'string' },
+			{ name: 'attempts', type: 'number' },
+			{ name: 'retryAt', type: 'number' },
+			{ name: 'score', type: 'number' },
+			{ name: 'grade', type: 'string' },
+			{ name: 'issues', type: 'string' },
+			{ name: 'reportUrl', type: 'string' },
+			{ name: 'error', type: 'string' },
+		],
+	},
+	leads: {
+		name: 'phprank_audit_leads',
+		columns: [
+			{ name: 'requestId', type: 'number' },
+			{ name: 'email', type: 'string' },
+			{ name: 'url', type: 'string' },
+			{ name: 'status', type: 'string' },
+			{ name: 'score', type: 'number' },
+			{ name: 'grade', type: 'string' },
+			{ name: 'reportUrl', type: 'string' },
+			{ name: 'submittedAt', type: 'string' },
+		],
+	},
+} as const satisfies Record<string, { name: string; columns: Array<{ name: string; type: DataTableColumnType }> }>;
+
+/** Data tables in memory with the audit form's two tables made, empty, as a user makes them in n8n. */
+export function auditFormTables(): InMemoryDataTables {
+	const tables = new InMemoryDataTables();
+	for (const { name, columns } of Object.values(AUDIT_FORM_TABLES)) tables.create(name, [...columns]);
+	return tables;
+}
+
+/**
+ * The three issues of a page's report worth most to fix, as the free SEO audit form shows them: its failed checks by
+ * phpRank's points (high-importance ones 10, medium 5, low none), in the order phpRank checks them, by their titles.
+ */
+export function topIssues(report: Pick<ReportState, 'targetUrl' | 'quality'>): string[] {
+	const failed = failedCheckTitles(report.targetUrl, report.quality);
+	return [...failed.high, ...failed.medium].slice(0, 3);
+}

@@ -12,4 +12,5 @@ export { HarnessNodeTypes, toToolDescription } from './nodeTypes';
 export { logsToText, type LogLine } from './logs';
 export { createPoller, type Poller, type PollerOptions } from './poll';
 export { InMemoryDataTables, HARNESS_PROJECT_ID, DEFAULT_DATA_TABLES_MAX_SIZE_BYTES } from './dataTables';
+export { submitForm, type CompletionPage, type FormRunResult } from './form';
 export type { SubWorkflowRun } from './subWorkflows';

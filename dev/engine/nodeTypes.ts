@@ -9,7 +9,7 @@ import type {
 	INodeTypes,
 	IVersionedNodeType,
 } from 'n8n-workflow';
-import { NodeConnectionTypes, NodeHelpers, UserError } from 'n8n-workflow';
+import { isNodeClassInstance, NodeConnectionTypes, NodeHelpers, UserError } from 'n8n-workflow';
 
 import { findNodeType, packageLoaders } from './loaders';
 import { rememberThrownError } from './thrownErrors';
@@ -72,11 +72,15 @@ function needsRoutingExecute(nodeType: INodeType): boolean {
 function forExecution(nodeType: INodeType): INodeType {
 	const own = nodeType.execute;
 	if (!own && !needsRoutingExecute(nodeType)) return nodeType;
-	async function execute(this: IExecuteFunctions) {
+	// n8n calls a node class's execute (n8n-workflow's Node: the Form node) with the context as its argument, and
+	// any other type's with the context as `this`.
+	async function execute(this: IExecuteFunctions | INodeType, ...args: unknown[]) {
+		const context = (isNodeClassInstance(nodeType) ? args[0] : this) as IExecuteFunctions;
 		try {
-			return own ? await own.call(this) : ((await new RoutingNode(this as unknown as ExecuteContext, nodeType).runNode()) ?? []);
+			if (own) return await (own as (...ownArgs: unknown[]) => ReturnType<NonNullable<INodeType['execute']>>).apply(isNodeClassInstance(nodeType) ? nodeType : context, args);
+			return (await new RoutingNode(context as unknown as ExecuteContext, nodeType).runNode()) ?? [];
 		} catch (error) {
-			rememberThrownError(this.getExecutionId(), this.getNode().name, error);
+			rememberThrownError(context.getExecutionId(), context.getNode().name, error);
 			throw error;
 		}
 	}

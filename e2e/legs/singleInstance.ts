@@ -16,6 +16,7 @@ import { installIntoUserFolder, type PackedPackage } from '../../dev/n8n/communi
 import { DEMO_CREDENTIAL, demoCredential, PACKAGE_NODE_PREFIX, pointedAt, type Example, type WorkflowJson, type WorkflowNode } from '../../dev/n8n/examples';
 import { itemsOf, parseCliExecution, runManually, waitForExecution } from '../../dev/n8n/executions';
 import { writingInto } from '../../dev/examples';
+import { AUDIT_FORM_FILE, startAuditFormChecks } from '../lib/auditForm';
 import { dashboardExample, importDashboardCredential, runDashboardChecks } from '../lib/dashboard';
 import { runDataTableExamples, runHistoryChecks } from '../lib/dataTables';
 import { MONTHLY_REPORT_FILE, runMonthlyReportCheck } from '../lib/monthlyReport';
@@ -386,6 +387,15 @@ export async function proveSingleInstance(leg: LegContext & { screenshotsDir: st
 		const addAction = actions.find((entry) => entry.resource === 'report' && entry.operation === 'create');
 		assert(addAction, `${NODE_TYPE} describes no action for Report > Create`);
 		assertEqual(actions.length, Object.values(DOCUMENTED.operations).flat().length, `actions ${NODE_TYPE} describes (one per documented operation)`);
+		// The audit form published, sent in Chromium, its mails to a real SMTP server; its schedule sends the queued
+		// request while the browser checks, which leave phpRank alone, run.
+		const auditFormExample = examples.find((example) => example.file === AUDIT_FORM_FILE);
+		const auditForm = auditFormExample
+			? await startAuditFormChecks(checks, { example: auditFormExample, rest, n8nUrl: url, n8nVersion: install.n8nVersion, phpRank, screenshotsDir: leg.screenshotsDir }).catch((error: unknown) => {
+					if (!(error instanceof StepFailed)) throw error;
+					return undefined;
+				})
+			: undefined;
 		await runBrowserChecks(checks, {
 			url,
 			owner: OWNER,
@@ -402,6 +412,8 @@ export async function proveSingleInstance(leg: LegContext & { screenshotsDir: st
 			},
 			examples: examples.map(({ file, id }) => ({ file, id })),
 		});
+
+		await auditForm?.finish();
 
 		// Last: it leaves n8n started again with a lowered Data table size limit.
 		if (withDataTables.length) {

@@ -1,0 +1,245 @@
+/**
+ * The free SEO audit form (examples/free-seo-audit-form.json) as a visitor meets it: the workflow set up as its note
+ * says (its two Data tables made, an SMTP credential on Send e-mail pointing at a real SMTP server the suite starts,
+ * on n8n 1.x the tables picked in the nodes the note names) and published, its form filled in and sent in headless
+ * Chromium. The completion page's score is compared with the report phpRank holds, the e-mail with what the SMTP
+ * server received, the lead with the row n8n's REST API reads. With phpRank's rate limit spent, the visitor is told
+ * the report comes by e-mail, and the published schedule sends it once the limit frees: one e-mail, the lead then
+ * saying so. The schedule runs each minute: `startAuditFormChecks` leaves the queued request to it while the leg's
+ * checks that do not touch phpRank run, and `finish` then reads what it did.
+ */
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+
+import { chromium, type Browser, type Page } from 'playwright-core';
+
+import type { PhpRankServer } from '../../dev/server';
+import { AUDIT_FORM_TABLES, topIssues } from '../../dev/examples';
+import { dataTableRows, ensureDataTables, personalProjectId } from '../../dev/n8n/dataTables';
+import { withDataTableIds, type Example, type WorkflowJson } from '../../dev/n8n/examples';
+import { activateWorkflow, listExecutions } from '../../dev/n8n/executions';
+import type { N8nRest } from '../../dev/n8n/n8n';
+import { majorOf } from '../../dev/n8n/n8nVersions';
+import { waitFor } from '../../dev/n8n/util';
+import { assert, assertEqual, type Checks } from './checks';
+import { startSmtpInbox, type SmtpInbox } from './smtpInbox';
+
+export const AUDIT_FORM_FILE = 'free-seo-audit-form.json';
+const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const PAGE = 'https://www.brewshop.example/';
+const VISITOR = 'visitor@example.com';
+/** A page whose address needs escaping in HTML (phpRank stores `&` and `'`); n8n's form refuses an e-mail address with `'`. */
+const ODD_PAGE = "https://shop.example/search?q=cold&who=it's";
+const ODD_VISITOR = 'seo+tea@tea.example';
+const SCHEDULE = 'Every minute';
+/** The phpRank rate-limit window the queued request waits out. */
+const RATE_WINDOW_SECONDS = 20;
+
+interface AuditFormContext {
+	example: Example;
+	rest: N8nRest;
+	n8nUrl: string;
+	n8nVersion: string;
+	phpRank: PhpRankServer;
+	screenshotsDir: string;
+}
+
+interface Shown {
+	title: string;
+	text: string;
+	links: string[];
+}
+
+/** The form at `url` filled in and sent as a visitor does; what the page the visitor lands on shows. */
+async function sendForm(page: Page, url: string, address: string, email: string): Promise<Shown> {
+	const answer = await page.goto(url);
+	assertEqual(answer?.status(), 200, `status of GET ${url}`);
+	await page.locator('#field-0').fill(address);
+	await page.locator('#field-1').fill(email);
+	await page.locator('#field-2 input[type="checkbox"]').check();
+	await page.locator('#submit-btn').click();
+	const heading = page.locator('.card .header h1');
+	await heading.waitFor({ state: 'visible', timeout: 60_000 }).catch(async (error: unknown) => {
+		const body = await page.evaluate(() => document.body.innerText.replace(/\s+/g, ' ').slice(0, 300)).catch(() => '');
+		throw new Error(`no completion page at ${page.url()}, which shows "${body}": ${String(error).split('\n')[0]}`);
+	});
+	return await page.evaluate(() => ({
+		title: document.querySelector('.card .header h1')?.textContent?.trim() ?? '',
+		text: (document.querySelector('.card .header p') as HTMLElement | null)?.innerText.trim() ?? '',
+		links: Array.from(document.querySelectorAll('.card .header a')).map((link) => link.getAttribute('href') ?? ''),
+	}));
+}
+
+/** What is left to check once the schedule has had time to send the queued report; ends the form's run. */
+export interface AuditFormChecks {
+	finish: () => Promise<void>;
+}
+
+/** A run of the schedule that started after `time` and has ended. */
+const ranAfter = (execution: { status: string }, time: number) => {
+	const { mode, startedAt } = execution as { mode?: string; startedAt?: string };
+	return mode === 'trigger' && Date.parse(String(startedAt)) > time + 1000 && execution.status === 'success';
+};
+
+const creates = (phpRank: PhpRankServer) => phpRank.requests.filter((request) => request.method === 'POST' && request.path.endsWith('/api/v1/reports')).length;
+
+export async function startAuditFormChecks(checks: Checks, context: AuditFormContext): Promise<AuditFormChecks> {
+	const { example, rest, n8nVersion, phpRank } = context;
+	const startedAt = Date.now();
+	const formUrl = `${context.n8nUrl}/form/${String((example.workflow.nodes.find((node) => node.type === 'n8n-nodes-base.formTrigger')?.parameters.options as { path?: string } | undefined)?.path)}`;
+	let inbox: SmtpInbox | undefined;
+	let browser: Browser | undefined;
+	let published = false;
+	const unpublish = async () => {
+		await browser?.close();
+		await inbox?.close();
+		if (!published) return;
+		// Its schedule runs every minute while published: the checks after these do without it.
+		await rest.call('POST', `/rest/workflows/${example.id}/deactivate`, majorOf(n8nVersion) < 2 ? undefined : {}).catch(async () => {
+			const { versionId } = await rest.call<{ versionId: string }>('GET', `/rest/workflows/${example.id}`);
+			await rest.call('PATCH', `/rest/workflows/${example.id}`, { active: false, versionId });
+		});
+	};
+	try {
+		inbox = await checks.step('an SMTP server listens on 127.0.0.1 for the audit form', async () => await startSmtpInbox(), (started) => `port ${started.port}`);
+		const smtp = inbox;
+		const projectId = await personalProjectId(rest);
+		const ids = await ensureDataTables(rest, projectId, Object.values(AUDIT_FORM_TABLES));
+		const rows = async (table: keyof typeof AUDIT_FORM_TABLES) => await dataTableRows(rest, projectId, ids[AUDIT_FORM_TABLES[table].name]);
+
+		await checks.step(`examples/${example.file} set up as its note says and published: ${formUrl}`, async () => {
+			const credential = await rest.call<{ id: string; name: string }>('POST', '/rest/credentials', {
+				name: "SMTP (the suite's server, audit form)",
+				type: 'smtp',
+				data: { user: '', password: '', host: smtp.host, port: smtp.port, secure: false, disableStartTls: true },
+			});
+			const stored = await rest.call<WorkflowJson & { versionId: string }>('GET', `/rest/workflows/${example.id}`);
+			const picked = majorOf(n8nVersion) < 2 ? withDataTableIds(stored, ids) : stored;
+			const nodes = picked.nodes.map((node) => (node.type === 'n8n-nodes-base.emailSend' ? { ...node, credentials: { smtp: { id: credential.id, name: credential.name } } } : node));
+			await rest.call('PATCH', `/rest/workflows/${example.id}`, { versionId: stored.versionId, nodes });
+			published = true;
+			await activateWorkflow(rest, n8nVersion, { workflowId: example.id });
+			return `${Object.keys(ids).join(', ')} made`;
+		});
+		mkdirSync(context.screenshotsDir, { recursive: true });
+		browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, timeout: 60_000, args: ['--disable-gpu', '--disable-quic'] });
+		const page = await (await browser.newContext({ viewport: { width: 1440, height: 900 } })).newPage();
+		const shot = async (file: string) => {
+			await page.screenshot({ path: path.join(context.screenshotsDir, file), fullPage: true, animations: 'disabled' });
+			return file;
+		};
+
+		await checks.check(`audit form in Chromium: ${PAGE} sent, the completion page shows phpRank's score, grade, top issues and report link; the e-mail reaches the SMTP server; the lead is kept`, async () => {
+			phpRank.reset();
+			const shown = await sendForm(page, formUrl, PAGE, VISITOR);
+			const report = phpRank.reports().find((candidate) => candidate.targetUrl === PAGE);
+			assert(report, `phpRank holds no report of ${PAGE}`);
+			const issues = topIssues(report);
+			assertEqual(shown.title, `Your page scores ${report.result}/100`, 'completion page title');
+			assert(shown.text.includes(`${report.result}/100, graded bad.`), `completion page: "${shown.text}"`);
+			for (const [index, issue] of issues.entries()) assert(shown.text.includes(`${index + 1}. ${issue}`), `completion page lacks the issue "${issue}": "${shown.text}"`);
+			assertEqual(shown.links, [PAGE, `${phpRank.url}/reports/${report.id}`], 'the page\'s links: the page and its report');
+			const mail = await waitFor('the e-mail to the visitor', async () => smtp.received().find((candidate) => candidate.to.includes(VISITOR)), { timeoutMs: 30_000, intervalMs: 1000 });
+			assertEqual(mail.subject, `Your SEO audit: www.brewshop.example scores ${report.result}/100`, 'subject');
+			assert(mail.text.includes(`Score: ${report.result}/100 (bad)`) && issues.every((issue) => mail.text.includes(issue)), `the text part: ${mail.text}`);
+			assert(mail.html.includes(`href="${phpRank.url}/reports/${report.id}"`), 'the HTML part does not link the report');
+			const leads = (await rows('leads')).filter((lead) => lead.email === VISITOR);
+			assertEqual(leads.map((lead) => [lead.url, lead.status, lead.score]), [[PAGE, 'emailed', report.result]], `${AUDIT_FORM_TABLES.leads.name}: the visitor's row`);
+			return `"${shown.title}", ${issues.join(', ')}; ${await shot('audit-form-report.png')}`;
+		});
+
+		await checks.check('audit form in Chromium: the same page asked for again the same day costs no analysis; the second visitor gets the report too', async () => {
+			const before = creates(phpRank);
+			const shown = await sendForm(page, formUrl, PAGE, 'second@example.com');
+			assert(shown.title.startsWith('Your page scores '), `completion page title "${shown.title}"`);
+			assertEqual(creates(phpRank) - before, 0, 'creates phpRank received');
+			assertEqual(phpRank.reports().length, 1, 'reports phpRank holds');
+			await waitFor('the e-mail to the second visitor', async () => smtp.received().find((candidate) => candidate.to.includes('second@example.com')), { timeoutMs: 30_000, intervalMs: 1000 });
+			return shown.title;
+		});
+
+		for (const [address, why] of [
+			['ftp://example.com/file', 'The address must start with http:// or https://.'],
+			['http://192.168.1.10/admin', '192.168.1.10 is not on the public web: it is a private network address. We audit public pages only.'],
+		] as const) {
+			await checks.check(`audit form in Chromium: ${address} refused, the form says why, phpRank is not asked`, async () => {
+				const before = phpRank.requests.length;
+				const mails = smtp.received().length;
+				const shown = await sendForm(page, formUrl, address, VISITOR);
+				assertEqual(shown.title, 'We could not audit this page', 'completion page title');
+				assertEqual(shown.text.split('\n')[0], why, 'completion page, the reason');
+				assertEqual(phpRank.requests.length - before, 0, 'requests phpRank received');
+				assertEqual(smtp.received().length - mails, 0, 'e-mails sent');
+				return `"${why}"`;
+			});
+		}
+
+		// Room for one audit a window (a look-up and the analysis), spent from this address, n8n's too; lifted once the
+		// request is seen queued, so that a later run of the schedule finds phpRank answering while the leg goes on.
+		const queued = await checks.step(`audit form in Chromium: phpRank's rate limit spent, the visitor is told the report comes by e-mail; the request queued, the lead kept`, async () => {
+			phpRank.setRateLimit({ maxAttempts: 3, decaySeconds: RATE_WINDOW_SECONDS });
+			try {
+				for (let spent = 0; spent < 3; spent++) {
+					await fetch(`${phpRank.url}/api/v1/account`, { headers: { authorization: `Bearer ${phpRank.apiKey}`, accept: 'application/json' } });
+				}
+				const shown = await sendForm(page, formUrl, ODD_PAGE, ODD_VISITOR);
+				assertEqual(shown.title, 'Your report is on its way', 'completion page title');
+				assertEqual(shown.text, `Our SEO service is busy right now. Your report of ${ODD_PAGE} comes by e-mail to ${ODD_VISITOR} in a few minutes.`, 'completion page text');
+				// Read while the limit is still spent: a run of the schedule meanwhile finds it spent too.
+				const requests = (await rows('requests')).filter((row) => row.email === ODD_VISITOR);
+				assertEqual(requests.map((row) => row.status), ['queued'], `${AUDIT_FORM_TABLES.requests.name}: the request`);
+				assert(String(requests[0].error).includes('429'), `the request's error "${String(requests[0].error)}" is not phpRank's 429`);
+				const leads = (await rows('leads')).filter((lead) => lead.email === ODD_VISITOR);
+				assertEqual(leads.map((lead) => [lead.requestId, lead.status]), [[requests[0].id, 'queued']], `${AUDIT_FORM_TABLES.leads.name}: the queued visitor's lead`);
+				assertEqual(smtp.received().filter((mail) => mail.to.includes(ODD_VISITOR)).length, 0, 'e-mails to the visitor while the limit is spent');
+			} finally {
+				phpRank.setRateLimit(false);
+			}
+			await shot('audit-form-queued.png');
+			return { at: Date.now() };
+		});
+		await browser.close();
+		browser = undefined;
+		checks.info(`audit form: ${Math.round((Date.now() - startedAt) / 1000)} s to the queued request`);
+
+		return {
+			finish: async () => {
+				const finishing = Date.now();
+				try {
+					await checks.check(`audit form: the schedule (*${SCHEDULE}*) sends the queued report once phpRank answers again, one e-mail, escaped; the lead then says e-mailed, with the score`, async () => {
+						const mail = await waitFor('the schedule\'s e-mail to the queued visitor', async () => smtp.received().find((candidate) => candidate.to.includes(ODD_VISITOR)), {
+							timeoutMs: Math.max(5_000, queued.at + 150_000 - Date.now()),
+							intervalMs: 1000,
+						});
+						const report = phpRank.reports().find((candidate) => candidate.targetUrl === new URL(ODD_PAGE).href);
+						assert(report, `phpRank holds no report of ${ODD_PAGE}`);
+						assertEqual(mail.subject, `Your SEO audit: shop.example scores ${report.result}/100`, 'subject');
+						assert(mail.html.includes('search?q=cold&amp;who=it&#39;s'), 'the HTML part does not show the page address escaped');
+						assert(mail.text.includes(`SEO audit of ${ODD_PAGE}`), 'the text part does not show the page address as written');
+						const emailed = (await rows('requests')).filter((row) => row.email === ODD_VISITOR);
+						assertEqual(emailed.map((row) => [row.status, row.score]), [['emailed', report.result]], `${AUDIT_FORM_TABLES.requests.name}: the request once sent`);
+						// Marked e-mailed right after the e-mail went: the run that sent it started before.
+						const sentAt = Date.parse(String(emailed[0].updatedAt));
+						assert(Number.isFinite(sentAt), `the request row's updatedAt "${String(emailed[0].updatedAt)}" is not a time`);
+						const leads = (await rows('leads')).filter((lead) => lead.email === ODD_VISITOR);
+						assertEqual(leads.map((lead) => [lead.status, lead.score, lead.reportUrl]), [['emailed', report.result, `${phpRank.url}/reports/${report.id}`]], `${AUDIT_FORM_TABLES.leads.name}: the queued visitor's lead once sent`);
+						// A run of the schedule after the e-mail: nothing is sent twice.
+						await waitFor(
+							`a run of *${SCHEDULE}* after the e-mail`,
+							async () => ((await listExecutions(rest, example.id)).some((execution) => ranAfter(execution, sentAt)) ? true : undefined),
+							{ timeoutMs: 100_000, intervalMs: 2000 },
+						);
+						assertEqual(smtp.received().filter((candidate) => candidate.to.includes(ODD_VISITOR)).length, 1, 'e-mails to the queued visitor');
+						return `"${mail.subject}" ${Math.round((sentAt - queued.at) / 1000)} s after the form`;
+					});
+				} finally {
+					checks.info(`audit form: ${Math.round((Date.now() - finishing) / 1000)} s waiting on the schedule after the checks between`);
+					await unpublish();
+				}
+			},
+		};
+	} catch (error) {
+		await unpublish();
+		throw error;
+	}
+}
