@@ -31,7 +31,7 @@ export const DOCUMENTED = {
 		Site: ['Audit'],
 	},
 	siteAudit: {
-		parameters: ['siteUrl', 'discover', 'maxPages', 'ifReportExists', 'reanalyzeAfter', 'reanalyzeAfterUnit', 'privacy'],
+		parameters: ['siteUrl', 'discover', 'maxPages', 'ifReportExists', 'olderThan', 'olderThanUnit', 'privacy'],
 		discover: ['Sitemaps and Links', 'Sitemaps', 'Links'],
 		options: ['Check External Links', 'Include Per-Check Results', 'Leave Out URLs Matching', 'Max Depth', 'Max Wait (Seconds)', 'Respect robots.txt'],
 	},
