@@ -23,7 +23,7 @@ export const reportOptions: INodeProperties = {
 					name: 'includePreviousScore',
 					type: 'boolean',
 					default: false,
-					description: 'Whether to output the score before the update and the checks the update changed',
+					description: 'Whether to output the score before and the checks that changed',
 					hint: 'Adds previousResult, previousGrade, resultChange, newlyFailedChecks and fixedChecks; a re-analysis then reads the report first (one request more)',
 				},
 			],
