@@ -122,11 +122,11 @@ describe('phpRank node description', () => {
 		expect(wait.default).toBe(3600);
 		expect(wait.typeOptions?.minValue).toBe(0);
 		// The hint says why an hour, not what the field is, in one line.
-		expect(wait.hint).toBe('An hour covers 1,000 rows at 60 a minute, or a phpRank restart');
+		expect(wait.hint).toBe('An hour: enough for 1,000 rows, or a phpRank restart');
 		// An option named Include takes nothing away when added: it shows on, as a workflow without it outputs the results.
 		const results = nested(property('report', 'get', 'options'), 'includeResults');
 		expect(results).toMatchObject({ displayName: 'Include Per-Check Results', type: 'boolean', default: true });
-		expect(results.hint).toBe('Several KB a report; an AI Agent gets them only if added and on');
+		expect(results.hint).toBe('Several KB a report; off for an AI Agent unless added');
 		expect(description.properties.filter((p) => p.name === 'maxWait')).toEqual([]);
 	});
 
