@@ -1,6 +1,6 @@
 /**
- * A big site audited on a schedule: N pages of one site through Report > Create with Re-Analyze the Existing Report
- * if Older Than (6 days) in one execution, against the bundled server at phpRank's 60 requests a window (1 s here,
+ * A big site audited on a schedule: N pages of one site through Report > Create with Re-Analyze if Older Than
+ * (6 days) in one execution, against the bundled server at phpRank's 60 requests a window (1 s here,
  * a minute on phpRank). Four runs: the first (nothing held), the same run again (every report fresh), a run after a
  * tenth of the reports were made 7 days older, and, on a new server, a run stopped at 60 % (its first 60 % of rows)
  * then run again whole. Against the fewest requests each run needs and the least time the rate limit allows.
@@ -54,8 +54,8 @@ async function audit(server: PhpRankServer, pages: number): Promise<RunFigures> 
 			operation: 'create',
 			url: '={{ $json.url }}',
 			ifReportExists: 'reanalyzeIfOlder',
-			reanalyzeAfter: 6,
-			reanalyzeAfterUnit: 'days',
+			olderThan: 6,
+			olderThanUnit: 'days',
 			// Compact answers, as the site audit examples ask for.
 			options: { includeResults: false },
 		},
@@ -92,7 +92,7 @@ async function main() {
 	const aged = Math.round(pages / 10);
 	log(...describeRun('bench:site-audit'));
 	log(
-		`${pages} pages of one site through Report > Create (Re-Analyze the Existing Report if Older Than 6 days, compact answers), ` +
+		`${pages} pages of one site through Report > Create (Re-Analyze if Older Than 6 days, compact answers), ` +
 			`one execution a run, against the bundled server at ${RATE_LIMIT.maxAttempts} requests a window (${RATE_LIMIT.decaySeconds} s here, a minute on phpRank)`,
 		'',
 	);

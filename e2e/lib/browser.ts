@@ -26,14 +26,20 @@ const N8N_CUSTOM_API_CALL = 'Custom API Call';
 export const DOCUMENTED = {
 	resources: ['Report', 'Project', 'Site'],
 	operations: {
-		Report: ['Create', 'Delete', 'Get', 'Get Many', 'Update'],
+		Report: ['Create', 'Delete', 'Get', 'Get Many', 'Re-Analyze', 'Update'],
 		Project: ['Delete', 'Get Many'],
 		Site: ['Audit'],
 	},
 	siteAudit: {
-		parameters: ['siteUrl', 'discover', 'maxPages', 'ifReportExists', 'reanalyzeAfter', 'reanalyzeAfterUnit', 'privacy'],
+		parameters: ['siteUrl', 'discover', 'maxPages', 'ifReportExists', 'olderThan', 'olderThanUnit', 'privacy'],
 		discover: ['Sitemaps and Links', 'Sitemaps', 'Links'],
 		options: ['Check External Links', 'Include Per-Check Results', 'Leave Out URLs Matching', 'Max Depth', 'Max Wait (Seconds)', 'Respect robots.txt'],
+	},
+	reportCreate: {
+		ifReportExists: 'Re-Analyze if Older Than',
+		/** Shown with that choice: the age, named as the choice is, and its unit. */
+		age: ['olderThan', 'olderThanUnit'],
+		options: ['Include Per-Check Results', 'Max Wait (Seconds)'],
 	},
 	reportGetMany: {
 		filters: ['Grade', 'Project', 'Search', 'Search By'],
@@ -395,6 +401,30 @@ export async function runBrowserChecks(checks: Checks, options: BrowserCheckOpti
 			assert(shown.ariaChecked !== null || shown.isChecked !== null, `no switch found in the option; ${file}`);
 			assert(shown.ariaChecked !== 'false' && shown.isChecked !== false, `the toggle shows off when added (${JSON.stringify(shown)}); ${file}`);
 			return `on (${JSON.stringify(shown)}); ${file}`;
+		});
+
+		const { reportCreate } = DOCUMENTED;
+		await check(`browser: Report > Create with ${reportCreate.ifReportExists} asks its age and unit; with ${reportCreate.options.join(' and ')} added, how far the panel scrolls`, async () => {
+			await choose(page, 'resource', 'Report');
+			await choose(page, 'operation', 'Create');
+			await choose(page, 'ifReportExists', reportCreate.ifReportExists);
+			for (const parameter of reportCreate.age) await page.locator(`[data-test-id="parameter-input-${parameter}"]`).waitFor({ state: 'visible' });
+			// One Options parameter serves every operation: what Get Many's checks added is still there.
+			const { options: offered, list } = await collectionOptions(page, 'Add Option');
+			await closeDropdown(page, list);
+			for (const option of reportCreate.options.filter((option) => offered.includes(option))) await addToCollection(page, 'Add Option', option);
+			await page.locator('[data-test-id="parameter-input-maxWait"]').first().waitFor({ state: 'visible' });
+			// The nearest ancestor of the URL field that scrolls: the parameters pane.
+			const overflow = await page.locator('[data-test-id="parameter-input-url"]').first().evaluate((element) => {
+				for (let node = element.parentElement; node; node = node.parentElement) {
+					const { overflowY } = getComputedStyle(node);
+					if ((overflowY === 'auto' || overflowY === 'scroll') && node.clientHeight > 0) return { scrollHeight: node.scrollHeight, clientHeight: node.clientHeight };
+				}
+				return undefined;
+			});
+			const file = await screenshot('phprank-report-create-filled.png');
+			const scrolls = overflow === undefined ? 'no scrolling pane found' : `the parameters pane holds ${overflow.scrollHeight} px in ${overflow.clientHeight} px (scrolls ${Math.max(0, overflow.scrollHeight - overflow.clientHeight)} px)`;
+			return `${scrolls}; ${file}`;
 		});
 
 		await check('browser: the credential dialog tests the phpRank credential successfully', async () => {

@@ -46,14 +46,15 @@ function expectCompactReport(answer: IDataObject) {
 }
 
 describe('examples/phprank-mcp-server.json', () => {
-	it('connects six phpRank tools to the MCP Server Trigger, one per operation but Project > Delete', () => {
+	it('connects six phpRank tools to the MCP Server Trigger, one per operation but Update and Project > Delete', () => {
 		const trigger = example.nodes.find((node) => node.type === TRIGGER_TYPE)!;
 		const tools = Object.entries(example.connections).map(([from, outputs]) => ({ from, to: outputs.ai_tool?.flat().map((target) => target?.node) }));
 		const operations = tools.map(({ from }) => `${String(toolNode(from).parameters.resource)}/${String(toolNode(from).parameters.operation)}`);
 
 		expect(tools.every(({ to }) => to?.length === 1 && to[0] === trigger.name)).toBe(true);
 		// phpRank 1.2 to 1.8 delete an unrelated report with a project: no model is offered that.
-		expect(operations.sort()).toEqual(['project/getAll', 'report/create', 'report/delete', 'report/get', 'report/getAll', 'report/update']);
+		// A model re-analyzes a page (reanalyze_report); a report's privacy and password stay the user's to set.
+		expect(operations.sort()).toEqual(['project/getAll', 'report/create', 'report/delete', 'report/get', 'report/getAll', 'report/reanalyze']);
 		expect(example.nodes.filter((node) => node.type !== TRIGGER_TYPE && node.parameters.resource === 'project' && node.parameters.operation === 'delete')).toEqual([]);
 	});
 

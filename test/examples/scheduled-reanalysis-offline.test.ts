@@ -63,8 +63,7 @@ describe('examples/scheduled-reanalysis-offline.json', () => {
 			expect.objectContaining({ parameters: expect.objectContaining({ operation: 'getAll', returnAll: true, options: { includeResults: false } }) }),
 			expect.objectContaining({
 				parameters: expect.objectContaining({
-					operation: 'update',
-					updateFields: { reanalyze: true },
+					operation: 'reanalyze',
 					options: { includePreviousScore: true, includeResults: false },
 				}),
 			}),

@@ -81,8 +81,8 @@ describe('examples/site-audit-offline.json', () => {
 			resource: 'site',
 			operation: 'audit',
 			ifReportExists: 'reanalyzeIfOlder',
-			reanalyzeAfter: 6,
-			reanalyzeAfterUnit: 'days',
+			olderThan: 6,
+			olderThanUnit: 'days',
 		});
 	});
 

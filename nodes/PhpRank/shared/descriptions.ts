@@ -121,7 +121,7 @@ const maxWaitOption: INodeProperties = {
 	typeOptions: { minValue: 0 },
 	default: DEFAULT_MAX_WAIT_SECONDS,
 	description: "How long each request may wait for phpRank's rate limit or for phpRank to be reachable again; 0 turns waiting off",
-	hint: "An hour by default: at phpRank's 60 requests a minute 1,000 rows take about 17 minutes, so an hour covers a big batch and a restart",
+	hint: 'An hour: enough for 1,000 rows, or a phpRank restart',
 };
 
 /** A report item as the descriptions an AI agent reads name it. */
@@ -153,7 +153,7 @@ export const includeResultsOption: INodeProperties = {
 	// Added, it shows what a workflow without it gets: an option named Include must not take the results away.
 	default: true,
 	description: 'Whether to output each report\'s per-check "results" beside its score, grade and failed checks',
-	hint: 'Off leaves out results (about 33 checks, several KB a report) and keeps score, grade and failedChecks. An AI Agent gets them only when this is added and on.',
+	hint: 'Several KB a report; off for an AI Agent unless added',
 };
 
 export function optionsCollection(options: INodeProperties[]): INodeProperties {

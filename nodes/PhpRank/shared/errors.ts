@@ -100,7 +100,8 @@ export function targetOf(context: ParameterContext): RequestTarget {
 	if (operation === 'getAll') return listTarget(resource === 'project' ? 'project' : 'report');
 	if (resource === 'project') return { name: `Project "${String(parameterOrNothing(context, 'projectName'))}"`, operation };
 	if (operation === 'create') return { name: `The report for ${String(parameterOrNothing(context, 'url'))}`, operation };
-	return { name: `Report ${String(parameterOrNothing(context, 'reportId'))}`, operation };
+	// Re-Analyze is an update of the report: its errors say what an update's say.
+	return { name: `Report ${String(parameterOrNothing(context, 'reportId'))}`, operation: operation === 'reanalyze' ? 'update' : operation };
 }
 
 function isJsonObject(body: unknown): body is IDataObject {

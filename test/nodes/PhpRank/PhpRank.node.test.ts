@@ -60,7 +60,7 @@ describe('phpRank node description', () => {
 			'report',
 			'site',
 		]);
-		expect(operationsOf('report')).toEqual(['create', 'delete', 'get', 'getAll', 'update']);
+		expect(operationsOf('report')).toEqual(['create', 'delete', 'get', 'getAll', 'reanalyze', 'update']);
 		expect(operationsOf('project')).toEqual(['delete', 'getAll']);
 		expect(operationsOf('site')).toEqual(['audit']);
 	});
@@ -73,17 +73,18 @@ describe('phpRank node description', () => {
 				.sort();
 		expect(names('report', 'create')).toEqual([
 			'ifReportExists',
+			'olderThan',
+			'olderThanUnit',
 			'options',
 			'password',
 			'privacy',
-			'reanalyzeAfter',
-			'reanalyzeAfterUnit',
 			'toolDescription',
 			'url',
 		]);
 		expect(names('report', 'get')).toEqual(['options', 'reportId', 'toolDescription']);
 		expect(names('report', 'delete')).toEqual(['options', 'reportId', 'toolDescription']);
 		expect(names('report', 'update')).toEqual(['options', 'reportId', 'toolDescription', 'updateFields']);
+		expect(names('report', 'reanalyze')).toEqual(['options', 'reportId', 'toolDescription']);
 		expect(names('report', 'getAll')).toEqual(['filters', 'limit', 'options', 'returnAll', 'toolDescription']);
 		expect(names('project', 'getAll')).toEqual(['filters', 'limit', 'options', 'returnAll', 'toolDescription']);
 		expect(names('project', 'delete')).toEqual(['options', 'projectName', 'toolDescription']);
@@ -91,11 +92,11 @@ describe('phpRank node description', () => {
 			'discover',
 			'ifReportExists',
 			'maxPages',
+			'olderThan',
+			'olderThanUnit',
 			'options',
 			'password',
 			'privacy',
-			'reanalyzeAfter',
-			'reanalyzeAfterUnit',
 			'siteUrl',
 			'toolDescription',
 		]);
@@ -111,6 +112,7 @@ describe('phpRank node description', () => {
 		expect(optionNames('report', 'create')).toEqual(['includeResults', 'maxWait']);
 		expect(optionNames('report', 'get')).toEqual(['includeResults', 'maxWait']);
 		expect(optionNames('report', 'update')).toEqual(['includePreviousScore', 'includeResults', 'maxWait']);
+		expect(optionNames('report', 'reanalyze')).toEqual(['includePreviousScore', 'includeResults', 'maxWait']);
 		expect(optionNames('report', 'delete')).toEqual(['maxWait']);
 		expect(optionNames('project', 'delete')).toEqual(['maxWait']);
 		expect(optionNames('report', 'getAll')).toEqual(['includeResults', 'maxWait', 'perPage', 'sort', 'sortBy']);
@@ -119,12 +121,12 @@ describe('phpRank node description', () => {
 		const wait = nested(property('report', 'create', 'options'), 'maxWait');
 		expect(wait.default).toBe(3600);
 		expect(wait.typeOptions?.minValue).toBe(0);
-		// The hint says why an hour, not what the field is.
-		expect(wait.hint).toMatch(/1,000 rows take about 17 minutes, so an hour covers a big batch and a restart/);
+		// The hint says why an hour, not what the field is, in one line.
+		expect(wait.hint).toBe('An hour: enough for 1,000 rows, or a phpRank restart');
 		// An option named Include takes nothing away when added: it shows on, as a workflow without it outputs the results.
 		const results = nested(property('report', 'get', 'options'), 'includeResults');
 		expect(results).toMatchObject({ displayName: 'Include Per-Check Results', type: 'boolean', default: true });
-		expect(results.hint).toMatch(/^Off leaves out results .* An AI Agent gets them only when this is added and on\.$/);
+		expect(results.hint).toBe('Several KB a report; off for an AI Agent unless added');
 		expect(description.properties.filter((p) => p.name === 'maxWait')).toEqual([]);
 	});
 
@@ -138,7 +140,7 @@ describe('phpRank node description', () => {
 			.filter((p) => p.name === 'operation')
 			.flatMap((p) => p.options as INodePropertyOptions[]);
 		for (const { description: said, action } of operations) {
-			expect(said).toMatch(/^(Create|Get|Update|Delete) an? (report|project)$|^Get many (reports|projects)$|^Audit a site$/);
+			expect(said).toMatch(/^(Create|Get|Update|Re-analyze|Delete) an? (report|project)$|^Get many (reports|projects)$|^Audit a site$/);
 			expect(action?.startsWith(String(said))).toBe(true);
 			expect(action!.length).toBeLessThanOrEqual(25);
 		}
@@ -151,6 +153,7 @@ describe('phpRank node description', () => {
 			'Get a report by ID',
 			'Get many projects',
 			'Get many reports',
+			'Re-analyze a report by ID',
 			'Update a report by ID',
 		]);
 	});
@@ -181,24 +184,26 @@ describe('phpRank node description', () => {
 		expect(ifReportExists.default).toBe('createAnother');
 		expect(namesAndValues(ifReportExists)).toEqual([
 			['Create Another Report', 'createAnother'],
+			['Re-Analyze if Older Than', 'reanalyzeIfOlder'],
 			['Re-Analyze the Existing Report', 'reanalyzeExisting'],
-			['Re-Analyze the Existing Report if Older Than', 'reanalyzeIfOlder'],
 			['Return the Existing Report', 'returnExisting'],
 		]);
 		expect(ifReportExists.description).toMatch(/^What to do when phpRank holds a report of this URL; http or https, www\. and capitals in the host make no difference\.$/);
-		// One sentence under the field: the matching rules are in its tooltip, privacy's rule on Privacy.
-		expect(ifReportExists.hint).toBe('To run the same rows again without duplicates, pick one of the Existing Report choices');
+		// No hint, shown whatever is picked: the advice against duplicates is in the description of the choice that makes them.
+		expect(ifReportExists.hint).toBeUndefined();
 		expect(property('report', 'create', 'privacy').description).toMatch(/applies only to a new report$/);
-		expect(ifReportExists.options?.[0]).toMatchObject({ description: expect.stringMatching(/running the same rows again makes duplicates$/) });
+		expect(ifReportExists.options?.[0]).toMatchObject({ description: expect.stringMatching(/running the same rows again makes duplicates, which the other choices avoid$/) });
 		expect(ifReportExists.routing).toBeUndefined();
 	});
 
-	it('asks for the age past which Re-Analyze the Existing Report if Older Than analyzes again, 7 days by default', () => {
+	it('asks for the age past which Re-Analyze if Older Than analyzes again, by the name of the choice, 7 days by default', () => {
 		// Asked by Site > Audit too, declared once for both.
 		const shownFor = { show: { resource: ['report', 'site'], operation: ['create', 'audit'], ifReportExists: ['reanalyzeIfOlder'] } };
-		expect(property('report', 'create', 'reanalyzeAfter')).toMatchObject({ displayName: 'Re-Analyze After', type: 'number', default: 7, displayOptions: shownFor });
-		const unit = property('report', 'create', 'reanalyzeAfterUnit');
-		expect(unit).toMatchObject({ displayName: 'Re-Analyze After Unit', type: 'options', default: 'days', displayOptions: shownFor });
+		const olderThan = property('report', 'create', 'olderThan');
+		expect(olderThan).toMatchObject({ displayName: 'Re-Analyze if Older Than', type: 'number', default: 7, displayOptions: shownFor });
+		expect(olderThan.hint).toBeUndefined();
+		const unit = property('report', 'create', 'olderThanUnit');
+		expect(unit).toMatchObject({ displayName: 'Unit', type: 'options', default: 'days', displayOptions: shownFor });
 		expect(namesAndValues(unit)).toEqual([
 			['Days', 'days'],
 			['Hours', 'hours'],
@@ -225,7 +230,7 @@ describe('phpRank node description', () => {
 			.filter((p) => p.displayOptions?.show?.resource?.includes('site') && p.displayOptions?.show?.operation?.includes('audit') && p.type !== 'notice')
 			.filter((p) => p.displayOptions?.show?.['@tool'] === undefined)
 			.map((p) => p.name);
-		expect(order).toEqual(['siteUrl', 'discover', 'maxPages', 'ifReportExists', 'reanalyzeAfter', 'reanalyzeAfterUnit', 'privacy', 'password', 'options']);
+		expect(order).toEqual(['siteUrl', 'discover', 'maxPages', 'ifReportExists', 'olderThan', 'olderThanUnit', 'privacy', 'password', 'options']);
 		const options = property('site', 'audit', 'options');
 		expect(nested(options, 'maxDepth')).toMatchObject({ displayName: 'Max Depth', type: 'number', default: 10 });
 		expect(nested(options, 'leaveOut')).toMatchObject({ displayName: 'Leave Out URLs Matching', type: 'string', default: '' });
@@ -233,11 +238,11 @@ describe('phpRank node description', () => {
 		expect(nested(options, 'respectRobotsTxt')).toMatchObject({ displayName: 'Respect robots.txt', type: 'boolean', default: true });
 	});
 
-	it('offers Add Previous Score on Update only, off by default', () => {
+	it('offers Add Previous Score on Update and Re-Analyze only, off by default', () => {
 		const addPreviousScore = nested(property('report', 'update', 'options'), 'includePreviousScore');
 		expect(addPreviousScore).toMatchObject({ displayName: 'Add Previous Score', type: 'boolean', default: false });
-		expect(addPreviousScore.displayOptions?.show).toEqual({ '/operation': ['update'] });
-		expect(addPreviousScore.hint).toMatch(/previousResult, previousGrade, resultChange, newlyFailedChecks and fixedChecks; with Re-Analyze, the report is read first/);
+		expect(addPreviousScore.displayOptions?.show).toEqual({ '/operation': ['update', 'reanalyze'] });
+		expect(addPreviousScore.hint).toMatch(/previousResult, previousGrade, resultChange, newlyFailedChecks and fixedChecks; a re-analysis then reads the report first/);
 	});
 
 	it('updates privacy, password and re-analysis', () => {

@@ -21,6 +21,9 @@ import { findReport, reportAddressOf } from './existingReport';
 import type { ReportAddress } from './existingReport';
 import { SiteReports } from './siteReports';
 
+// One name for the choice and its age, read as a sentence in the panel: Re-Analyze if Older Than 7 Days.
+const REANALYZE_IF_OLDER_THAN = 'Re-Analyze if Older Than';
+
 export const IF_REPORT_EXISTS = {
 	createAnother: 'createAnother',
 	reanalyzeExisting: 'reanalyzeExisting',
@@ -34,17 +37,17 @@ const IF_REPORT_EXISTS_OPTIONS: INodePropertyOptions[] = [
 	{
 		name: 'Create Another Report',
 		value: IF_REPORT_EXISTS.createAnother,
-		description: 'Create a new report every time, even when the URL already has one: running the same rows again makes duplicates',
+		description: 'Create a new report every time: running the same rows again makes duplicates, which the other choices avoid',
+	},
+	{
+		name: REANALYZE_IF_OLDER_THAN,
+		value: IF_REPORT_EXISTS.reanalyzeIfOlder,
+		description: 'Analyze again only a report older than the age given, so a stopped run resumes; create one if the URL has none',
 	},
 	{
 		name: 'Re-Analyze the Existing Report',
 		value: IF_REPORT_EXISTS.reanalyzeExisting,
 		description: 'Analyze the page again into the report the URL already has, output with its previous score; else create one',
-	},
-	{
-		name: 'Re-Analyze the Existing Report if Older Than',
-		value: IF_REPORT_EXISTS.reanalyzeIfOlder,
-		description: 'Output the report the URL has if analyzed within Re-Analyze After, else analyze it again; create one if it has none',
 	},
 	{
 		name: 'Return the Existing Report',
@@ -60,7 +63,7 @@ const showOnlyForReportCreate = { resource: ['report'], operation: ['create'] };
 
 const IF_REPORT_EXISTS_FIELD = 'If the URL Already Has a Report';
 
-const REANALYZE_AFTER_FIELD = 'Re-Analyze After';
+const OLDER_THAN_UNIT_FIELD = 'Unit';
 
 const AGE_UNITS = { days: 'days', hours: 'hours' } as const;
 
@@ -73,8 +76,8 @@ const MS_PER_HOUR = 3_600_000;
 
 const showForReanalyzeIfOlder = { show: { ifReportExists: [IF_REPORT_EXISTS.reanalyzeIfOlder] } };
 
-/** If the URL Already Has a Report, with the default and hint of the operation that asks it. */
-export function ifReportExistsField({ default: defaultChoice, description, hint }: { default: IfReportExists; description: string; hint: string }): INodeProperties {
+/** If the URL Already Has a Report, with the default and description of the operation that asks it. */
+export function ifReportExistsField({ default: defaultChoice, description }: { default: IfReportExists; description: string }): INodeProperties {
 	return {
 		displayName: IF_REPORT_EXISTS_FIELD,
 		name: 'ifReportExists',
@@ -83,7 +86,6 @@ export function ifReportExistsField({ default: defaultChoice, description, hint 
 		options: IF_REPORT_EXISTS_OPTIONS,
 		default: defaultChoice,
 		description,
-		hint,
 	};
 }
 
@@ -100,28 +102,27 @@ const createFields: INodeProperties[] = [
 	ifReportExistsField({
 		default: IF_REPORT_EXISTS.createAnother,
 		description: 'What to do when phpRank holds a report of this URL; http or https, www. and capitals in the host make no difference.',
-		hint: 'To run the same rows again without duplicates, pick one of the Existing Report choices',
 	}),
 ];
 
 // Asked by Report > Create and Site > Audit alike, declared once: every declared property costs each item.
 const afterIfReportExists: INodeProperties[] = [
 	{
-		displayName: REANALYZE_AFTER_FIELD,
-		name: 'reanalyzeAfter',
+		displayName: REANALYZE_IF_OLDER_THAN,
+		name: 'olderThan',
 		type: 'number',
 		typeOptions: { minValue: 0 },
 		default: 7,
-		description: 'How long after its last analysis a report is analyzed again; a fresher report is output as it is',
-		hint: 'A run stopped half way, run again, analyzes only the pages it had not reached',
+		description: 'The age of a report, since its last analysis, past which it is analyzed again; a younger one is output as it is',
 		displayOptions: showForReanalyzeIfOlder,
 	},
 	{
-		displayName: `${REANALYZE_AFTER_FIELD} Unit`,
-		name: 'reanalyzeAfterUnit',
+		displayName: OLDER_THAN_UNIT_FIELD,
+		name: 'olderThanUnit',
 		type: 'options',
 		options: AGE_UNIT_OPTIONS,
 		default: 'days',
+		description: `The unit of ${REANALYZE_IF_OLDER_THAN}`,
 		displayOptions: showForReanalyzeIfOlder,
 	},
 	// Read where the body is built rather than routed: a routed parameter is evaluated again for every item.
@@ -207,17 +208,18 @@ type Freshness = (report: IDataObject) => boolean;
 function freshnessOf(context: IExecutePaginationFunctions, choice: IfReportExists): Freshness {
 	if (choice === IF_REPORT_EXISTS.returnExisting) return () => true;
 	if (choice === IF_REPORT_EXISTS.reanalyzeExisting) return () => false;
-	const maxAgeMs = reanalyzeAfterMs(context);
+	const maxAgeMs = olderThanMs(context);
 	// A report without a readable analysis date cannot be shown to be fresh.
 	return (report) => ageMsOf(report) < maxAgeMs;
 }
 
-function reanalyzeAfterMs(context: IExecutePaginationFunctions): number {
-	const amount = context.getNodeParameter('reanalyzeAfter', 7);
+function olderThanMs(context: IExecutePaginationFunctions): number {
+	const amount = context.getNodeParameter('olderThan', 7);
 	if (typeof amount !== 'number' || !Number.isFinite(amount) || amount < 0) {
-		failInput(context, `${REANALYZE_AFTER_FIELD} must be a number, 0 or more; got ${quoted(amount)}`);
+		failInput(context, `${REANALYZE_IF_OLDER_THAN} must be a number, 0 or more; got ${quoted(amount)}`);
 	}
-	const unit = parseOption(context, { field: `${REANALYZE_AFTER_FIELD} Unit`, options: AGE_UNIT_OPTIONS }, context.getNodeParameter('reanalyzeAfterUnit', AGE_UNITS.days));
+	const unitField = `${OLDER_THAN_UNIT_FIELD} of ${REANALYZE_IF_OLDER_THAN}`;
+	const unit = parseOption(context, { field: unitField, options: AGE_UNIT_OPTIONS }, context.getNodeParameter('olderThanUnit', AGE_UNITS.days));
 	return amount * MS_PER_HOUR * (unit === AGE_UNITS.days ? 24 : 1);
 }
 

@@ -7,11 +7,12 @@ import { reportDeleteForAgents, reportDeleteOperation } from './delete';
 import { reportGetForAgents, reportGetOperation } from './get';
 import { reportGetManyDescription, reportGetManyForAgents, reportGetManyOperation } from './getAll';
 import { reportOptions } from './options';
+import { reportReanalyzeForAgents, reportReanalyzeOperation } from './reanalyze';
 import { reportUpdateDescription, reportUpdateForAgents, reportUpdateOperation } from './update';
 
 const showOnlyForReports = { resource: ['report'] };
 
-const showOnlyForOneReport = { resource: ['report'], operation: ['get', 'update', 'delete'] };
+const showOnlyForOneReport = { resource: ['report'], operation: ['get', 'update', 'reanalyze', 'delete'] };
 
 export const reportOperations: INodeProperties = {
 	displayName: 'Operation',
@@ -19,7 +20,7 @@ export const reportOperations: INodeProperties = {
 	type: 'options',
 	noDataExpression: true,
 	displayOptions: { show: showOnlyForReports },
-	options: [reportCreateOperation, reportDeleteOperation, reportGetOperation, reportGetManyOperation, reportUpdateOperation].map(pairingFailures),
+	options: [reportCreateOperation, reportDeleteOperation, reportGetOperation, reportGetManyOperation, reportReanalyzeOperation, reportUpdateOperation].map(pairingFailures),
 	default: 'create',
 };
 
@@ -27,6 +28,7 @@ export const reportToolDescriptions = toolDescriptions('report', {
 	create: reportCreateForAgents,
 	get: reportGetForAgents,
 	getAll: reportGetManyForAgents,
+	reanalyze: reportReanalyzeForAgents,
 	update: reportUpdateForAgents,
 	delete: reportDeleteForAgents,
 });

@@ -14,20 +14,20 @@ export const reportOptions: INodeProperties = {
 			),
 		),
 		...forOperations(['audit'], siteAuditOptions),
-		...forOperations(['create', 'get', 'update', 'getAll', 'audit'], [includeResultsOption]),
+		...forOperations(['create', 'get', 'update', 'reanalyze', 'getAll', 'audit'], [includeResultsOption]),
 		...forOperations(
-			['update'],
+			['update', 'reanalyze'],
 			[
 				{
 					displayName: 'Add Previous Score',
 					name: 'includePreviousScore',
 					type: 'boolean',
 					default: false,
-					description: 'Whether to output the score before the update and the checks the update changed',
-					hint: 'Adds previousResult, previousGrade, resultChange, newlyFailedChecks and fixedChecks; with Re-Analyze, the report is read first (one request more)',
+					description: 'Whether to output the score before and the checks that changed',
+					hint: 'Adds previousResult, previousGrade, resultChange, newlyFailedChecks and fixedChecks; a re-analysis then reads the report first (one request more)',
 				},
 			],
 		),
 	]),
-	displayOptions: { show: { resource: ['report', 'site'], operation: ['create', 'get', 'getAll', 'update', 'delete', 'audit'] } },
+	displayOptions: { show: { resource: ['report', 'site'], operation: ['create', 'get', 'getAll', 'update', 'reanalyze', 'delete', 'audit'] } },
 };

@@ -61,10 +61,10 @@ export const reportUpdateOperation: INodePropertyOptions = {
 };
 
 /**
- * With Add Previous Score, a re-analysis reads the report first. Without a re-analysis the score cannot
- * change, so the answer's own score is the previous one, and nothing is read.
+ * Sends a report's update (Update, Re-Analyze). With Add Previous Score, a re-analysis reads the report first.
+ * Without a re-analysis the score cannot change, so the answer's own score is the previous one, and nothing is read.
  */
-async function updateReport(this: IExecutePaginationFunctions, requestData: RequestData): Promise<INodeExecutionData[]> {
+export async function updateReport(this: IExecutePaginationFunctions, requestData: RequestData): Promise<INodeExecutionData[]> {
 	const client = PhpRankClient.forItem(this, requestData);
 	const { includePreviousScore } = this.getNodeParameter('options', {}) as IDataObject;
 	const addPreviousScore = parseBoolean(this, 'Add Previous Score', includePreviousScore ?? false);

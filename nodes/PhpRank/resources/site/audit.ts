@@ -92,7 +92,6 @@ const properties: INodeProperties[] = [
 	ifReportExistsField({
 		default: IF_REPORT_EXISTS.reanalyzeIfOlder,
 		description: 'What to do with a page phpRank already holds a report of',
-		hint: 'With Re-Analyze ... if Older Than, a weekly audit analyzes only what is stale, and an audit stopped half way resumes',
 	}),
 ];
 

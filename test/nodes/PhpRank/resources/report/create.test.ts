@@ -418,7 +418,7 @@ describe('Report > Create: If the URL Already Has a Report', () => {
 
 		expect(error?.message).toBe('If the URL Already Has a Report must be one of its 4 choices; got "skip"');
 		expect(inputErrorOf(error).description).toBe(
-			'The choices: createAnother (Create Another Report), reanalyzeExisting (Re-Analyze the Existing Report), reanalyzeIfOlder (Re-Analyze the Existing Report if Older Than), returnExisting (Return the Existing Report).',
+			'The choices: createAnother (Create Another Report), reanalyzeIfOlder (Re-Analyze if Older Than), reanalyzeExisting (Re-Analyze the Existing Report), returnExisting (Return the Existing Report).',
 		);
 		expect(apiRequests(server())).toHaveLength(0);
 	});

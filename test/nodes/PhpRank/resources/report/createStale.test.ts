@@ -1,6 +1,6 @@
 /**
- * Report > Create with Re-Analyze the Existing Report if Older Than: a report analyzed within Re-Analyze After is
- * output as it is, an older one is analyzed again, a URL without one gets one. What phpRank holds is read once a
+ * Report > Create with Re-Analyze if Older Than: a report analyzed within that age is output
+ * as it is, an older one is analyzed again, a URL without one gets one. What phpRank holds is read once a
  * site, so a run right after a finished one sends no analysis and an interrupted run, run again, finishes the rest.
  */
 import { apiRequests, inputErrorOf, runPhpRank, useServer } from '../../../../support/phpRank';
@@ -12,7 +12,7 @@ const DAY = 24 * HOUR;
 
 const PAGES = Array.from({ length: 30 }, (_, index) => `https://www.example.com/page-${index}`);
 
-const audit = (urls: string[], age: { reanalyzeAfter?: unknown; reanalyzeAfterUnit?: unknown } = { reanalyzeAfter: 6 }) =>
+const audit = (urls: string[], age: { olderThan?: unknown; olderThanUnit?: unknown } = { olderThan: 6 }) =>
 	runPhpRank(
 		server(),
 		{ resource: 'report', operation: 'create', url: '={{ $json.url }}', ifReportExists: 'reanalyzeIfOlder', ...age },
@@ -35,7 +35,7 @@ async function firstAudit(urls: string[]): Promise<number[]> {
 	return items.map((item) => item.json.id as number);
 }
 
-describe('Report > Create: Re-Analyze the Existing Report if Older Than', () => {
+describe('Report > Create: Re-Analyze if Older Than', () => {
 	it('a run right after a finished one sends no analysis: one read of the site, every report output as it is with its age', async () => {
 		const ids = await firstAudit(PAGES);
 
@@ -94,7 +94,7 @@ describe('Report > Create: Re-Analyze the Existing Report if Older Than', () => 
 		server().ageReports([ids[0]], 3 * HOUR);
 		server().ageReports([ids[1]], 1 * HOUR);
 
-		const { items, error } = await audit(PAGES.slice(0, 3), { reanalyzeAfter: 2, reanalyzeAfterUnit: 'hours' });
+		const { items, error } = await audit(PAGES.slice(0, 3), { olderThan: 2, olderThanUnit: 'hours' });
 
 		expect(error).toBeUndefined();
 		expect(reanalyzedIds()).toEqual([ids[0]]);
@@ -104,19 +104,19 @@ describe('Report > Create: Re-Analyze the Existing Report if Older Than', () => 
 	it('looks a single URL up the same way, and an age of 0 re-analyzes every report', async () => {
 		const [id] = await firstAudit([PAGES[0]]);
 
-		const fresh = await audit([PAGES[0]], { reanalyzeAfter: 1, reanalyzeAfterUnit: 'hours' });
+		const fresh = await audit([PAGES[0]], { olderThan: 1, olderThanUnit: 'hours' });
 		expect(fresh.items.map((item) => [item.json.id, item.json.outcome])).toEqual([[id, 'existing']]);
 		expect(analyses()).toHaveLength(0);
 
-		const always = await audit([PAGES[0]], { reanalyzeAfter: 0 });
+		const always = await audit([PAGES[0]], { olderThan: 0 });
 		expect(always.items.map((item) => [item.json.id, item.json.outcome])).toEqual([[id, 'reanalyzed']]);
 		expect(reanalyzedIds()).toEqual([id]);
 	});
 
 	it.each([
-		[{ reanalyzeAfter: -1 }, /Re-Analyze After must be a number, 0 or more; got -1/],
-		[{ reanalyzeAfter: 'a week' }, /Re-Analyze After must be a number, 0 or more; got "a week"/],
-		[{ reanalyzeAfter: 1, reanalyzeAfterUnit: 'weeks' }, /Re-Analyze After Unit must be one of: days \(Days\), hours \(Hours\); got "weeks"/],
+		[{ olderThan: -1 }, /Re-Analyze if Older Than must be a number, 0 or more; got -1/],
+		[{ olderThan: 'a week' }, /Re-Analyze if Older Than must be a number, 0 or more; got "a week"/],
+		[{ olderThan: 1, olderThanUnit: 'weeks' }, /Unit of Re-Analyze if Older Than must be one of: days \(Days\), hours \(Hours\); got "weeks"/],
 	])('refuses %j before any request, naming the field and what it takes', async (age, message) => {
 		server().seedReports(3, { projects: ['example.com'] });
 

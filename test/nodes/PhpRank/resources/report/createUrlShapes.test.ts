@@ -17,7 +17,7 @@ const REFUSED = PHPRANK_URL_SHAPES.flatMap(([sent, stored]) => (stored === undef
 const createRows = (urls: string[], ifReportExists: string) =>
 	runPhpRank(
 		server(),
-		{ resource: 'report', operation: 'create', url: '={{ $json.url }}', ifReportExists, reanalyzeAfter: 7, reanalyzeAfterUnit: 'days' },
+		{ resource: 'report', operation: 'create', url: '={{ $json.url }}', ifReportExists, olderThan: 7, olderThanUnit: 'days' },
 		{ items: urls.map((url) => ({ url })), continueOnFail: true },
 	);
 
