@@ -24,6 +24,7 @@ import { importMcpCredential, mcpExample, runMcpChecks } from '../lib/mcp';
 import { runParityChecks } from '../lib/parity';
 import { N8n, N8nRest, type Owner, type RunningN8n } from '../../dev/n8n/n8n';
 import type { N8nInstallation } from '../../dev/n8n/n8nInstall';
+import { N8N_RUNTIMES } from '../../dev/n8n/n8nVersions';
 import { freePort, REPOSITORY_ROOT } from '../../dev/n8n/util';
 
 export const OWNER: Owner = { email: 'owner@phprank-e2e.test', password: 'PhpRank-e2e-2026', firstName: 'Ada', lastName: 'Owner' };
@@ -31,6 +32,7 @@ export const OWNER: Owner = { email: 'owner@phprank-e2e.test', password: 'PhpRan
 export const NODE_TYPE = `${PACKAGE_NODE_PREFIX}phpRank`;
 const TOOL_NODE_TYPE = `${PACKAGE_NODE_PREFIX}phpRankTool`;
 export const TRIGGER_NODE_TYPE = `${PACKAGE_NODE_PREFIX}phpRankTrigger`;
+const STICKY_NOTE_TYPE = 'n8n-nodes-base.stickyNote';
 
 /** How a workflow's node refers to the demo credential. */
 export const DEMO_REFERENCE = { [DEMO_CREDENTIAL.type]: { id: DEMO_CREDENTIAL.id, name: DEMO_CREDENTIAL.name } };
@@ -155,6 +157,17 @@ async function checkSiteAudit(rest: N8nRest, n8nVersion: string, phpRank: PhpRan
 	} finally {
 		await site.close();
 	}
+}
+
+/** E2E_README_PICTURES=1: the newest n8n's README pictures are written into docs/ (CONTRIBUTING.md). */
+const README_PICTURES_WANTED = process.env.E2E_README_PICTURES === '1';
+
+/** The channel the Slack twin of the site audit example posts its message to. */
+function slackChannelOf(examples: Example[]): string {
+	const post = examples.find((example) => example.file === 'site-audit-slack.json')?.workflow.nodes.find((node) => node.type === 'n8n-nodes-base.slack');
+	const channel = (post?.parameters.channelId as { value?: unknown } | undefined)?.value;
+	assert(typeof channel === 'string' && channel, 'examples/site-audit-slack.json posts to no channel named in its Slack node');
+	return channel;
 }
 
 export interface LegContext {
@@ -329,7 +342,8 @@ export async function proveSingleInstance(leg: LegContext & { screenshotsDir: st
 			// The dashboard shows the history the site audit wrote, after two more audits.
 			const siteAudit = imported.find((example) => example.file === 'site-audit-offline.json');
 			if (siteAudit) {
-				await runDashboardChecks(checks, { dashboard, siteAudit, rest, n8nUrl: url, n8nVersion: install.n8nVersion, phpRank, screenshotsDir: leg.screenshotsDir }).catch((error: unknown) => {
+				const pictures = { channel: slackChannelOf(examples), intoDocs: README_PICTURES_WANTED && install.n8nVersion === N8N_RUNTIMES[0].n8nVersion };
+				await runDashboardChecks(checks, { dashboard, siteAudit, rest, n8nUrl: url, n8nVersion: install.n8nVersion, phpRank, screenshotsDir: leg.screenshotsDir, pictures }).catch((error: unknown) => {
 					if (!(error instanceof StepFailed)) throw error;
 				});
 			}
@@ -400,7 +414,12 @@ export async function proveSingleInstance(leg: LegContext & { screenshotsDir: st
 				]);
 				return (await rest.call<{ id: string }>('POST', '/rest/workflows', { ...workflow, active: false })).id;
 			},
-			examples: examples.map(({ file, id }) => ({ file, id })),
+			examples: examples.map(({ file, id, workflow }) => ({
+				file,
+				id,
+				nodeNames: workflow.nodes.filter((node) => node.type !== STICKY_NOTE_TYPE).map((node) => node.name),
+				notes: workflow.nodes.filter((node) => node.type === STICKY_NOTE_TYPE).length,
+			})),
 		});
 
 		// Last: it leaves n8n started again with a lowered Data table size limit.

@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 
-import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 
 import { READABLE_ZOOM, readCanvas, unreadable } from './canvasLayout';
 import { assert, assertEqual, StepFailed, type Checks } from './checks';
@@ -61,8 +61,8 @@ interface BrowserCheckOptions {
 	accountRequests: () => number;
 	/** Saves a workflow holding the phpRank Tool set to Report > Get, its node named as given; returns its id. */
 	saveToolWorkflow: (nodeName: string) => Promise<string>;
-	/** The examples imported into this n8n: their file under examples/ and their workflow id. */
-	examples: Array<{ file: string; id: string }>;
+	/** The examples imported into this n8n: their file under examples/, workflow id, nodes' names and number of notes. */
+	examples: Array<{ file: string; id: string; nodeNames: string[]; notes: number }>;
 }
 
 interface NoteOverflow {
@@ -115,30 +115,57 @@ export async function zoomToFit(page: Page): Promise<void> {
 	}
 }
 
-/** An example opened as a newcomer opens it, at Zoom to Fit; the screenshot is kept whatever the outcome. */
+/**
+ * Opens a workflow in the editor already loaded in `page` as its list does, through the editor's own router: no new
+ * page load (n8n's editor takes seconds to load). A first page, or an editor that stays where it is, loads the URL.
+ */
+async function openWorkflow(page: Page, baseUrl: string, workflowId: string): Promise<void> {
+	const route = `/workflow/${workflowId}`;
+	const routed = await page
+		.evaluate(async (to) => {
+			const host = Array.from(document.querySelectorAll('body > *')).find((element) => '__vue_app__' in element) as
+				| (Element & { __vue_app__: { config: { globalProperties: { $router?: { push: (to: string) => Promise<unknown>; currentRoute: { value: { path: string } } } } } } })
+				| undefined;
+			const router = host?.__vue_app__.config.globalProperties.$router;
+			if (!router) return false;
+			await router.push(to);
+			return router.currentRoute.value.path === to;
+		}, route)
+		.catch(() => false);
+	if (!routed) await page.goto(`${baseUrl}${route}`);
+}
+
+/**
+ * An example opened as a newcomer opens it, at Zoom to Fit, once every node and note of it is drawn; the screenshot
+ * is kept whatever the outcome.
+ */
 export async function checkExampleLayout(
-	context: BrowserContext,
-	example: { file: string; url: string },
+	page: Page,
+	example: { file: string; baseUrl: string; id: string; nodeNames: string[]; notes: number },
 	screenshot: (name: string, on: Page) => Promise<string>,
 ): Promise<string> {
-	const page = await context.newPage();
-	try {
-		await page.goto(example.url);
-		await page.locator('[data-test-id="canvas-node"]').first().waitFor({ state: 'visible' });
-		await zoomToFit(page);
-		const canvas = await readCanvas(page);
-		const file = await screenshot(`example-${example.file.replace(/\.json$/, '')}.png`, page);
-		const { notes, overflowing } = await overflowingNotes(page);
-		const problems = [
-			...unreadable(canvas),
-			...overflowing.map((note) => `the text of the note "${note.note}…" is cut: ${note.overflows.join(', ')}`),
-		];
-		if (notes === 0) problems.push('no sticky note found by [data-test-id="sticky"]');
-		assert(problems.length === 0, `${problems.join('; ')}; ${file}`);
-		return `zoom ${canvas.zoom.toFixed(2)}; ${canvas.nodes.length} nodes named in full, ${notes} notes, none cut or crossed, read in order; ${file}`;
-	} finally {
-		await page.close().catch(() => undefined);
-	}
+	await openWorkflow(page, example.baseUrl, example.id);
+	const expected = [...example.nodeNames].sort().join('\n');
+	// The canvas of the example opened before may still be drawn for a moment.
+	await page.waitForFunction(
+		({ names, notes }) =>
+			Array.from(document.querySelectorAll('[data-test-id="canvas-node"]:not([data-node-type="n8n-nodes-base.stickyNote"])'))
+				.map((node) => node.getAttribute('data-node-name') ?? '')
+				.sort()
+				.join('\n') === names && document.querySelectorAll('[data-test-id="sticky"]').length === notes,
+		{ names: expected, notes: example.notes },
+	);
+	await zoomToFit(page);
+	const canvas = await readCanvas(page);
+	const file = await screenshot(`example-${example.file.replace(/\.json$/, '')}.png`, page);
+	const { notes, overflowing } = await overflowingNotes(page);
+	const problems = [
+		...unreadable(canvas),
+		...overflowing.map((note) => `the text of the note "${note.note}…" is cut: ${note.overflows.join(', ')}`),
+	];
+	if (notes === 0) problems.push('no sticky note found by [data-test-id="sticky"]');
+	assert(problems.length === 0, `${problems.join('; ')}; ${file}`);
+	return `zoom ${canvas.zoom.toFixed(2)}; ${canvas.nodes.length} nodes named in full, ${notes} notes, none cut or crossed, read in order; ${file}`;
 }
 
 /** Opens a dropdown and reads the first line of each option (n8n shows an operation's description under its name). */
@@ -443,10 +470,15 @@ export async function runBrowserChecks(checks: Checks, options: BrowserCheckOpti
 			}
 		});
 
+		// One page for all the examples, each opened from the one before as the editor opens a workflow from its list.
+		const examplesPage = await context.newPage();
+		examplesPage.setDefaultTimeout(ACTION_TIMEOUT_MS);
+		examplesPage.setDefaultNavigationTimeout(60_000);
+		current = examplesPage;
 		for (const example of options.examples) {
 			await check(
 				`browser: examples/${example.file} reads at a glance at Zoom to Fit (1440x900): zoom ${READABLE_ZOOM} or more, every node's name shown, no wire across a note's text, sections left to right then top to bottom, its notes' text not cut`,
-				async () => await checkExampleLayout(context, { file: example.file, url: `${options.url}/workflow/${example.id}` }, screenshot),
+				async () => await checkExampleLayout(examplesPage, { ...example, baseUrl: options.url }, screenshot),
 			);
 		}
 	} catch (error) {
