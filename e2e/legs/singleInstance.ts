@@ -16,11 +16,11 @@ import { installIntoUserFolder, type PackedPackage } from '../../dev/n8n/communi
 import { DEMO_CREDENTIAL, demoCredential, PACKAGE_NODE_PREFIX, pointedAt, type Example, type WorkflowJson, type WorkflowNode } from '../../dev/n8n/examples';
 import { itemsOf, parseCliExecution, runManually, waitForExecution } from '../../dev/n8n/executions';
 import { writingInto } from '../../dev/examples';
-import { dashboardExample, importDashboardCredential, runDashboardChecks } from '../lib/dashboard';
+import { dashboardExample, runDashboardChecks } from '../lib/dashboard';
 import { runDataTableExamples, runHistoryChecks } from '../lib/dataTables';
 import { MONTHLY_REPORT_FILE, runMonthlyReportCheck } from '../lib/monthlyReport';
 import { EXPECTATIONS, GENERIC_EXPECTATION, snapshot } from '../lib/expectations';
-import { importMcpCredential, mcpExample, runMcpChecks } from '../lib/mcp';
+import { mcpExample, runMcpChecks } from '../lib/mcp';
 import { runParityChecks } from '../lib/parity';
 import { N8n, N8nRest, type Owner, type RunningN8n } from '../../dev/n8n/n8n';
 import type { N8nInstallation } from '../../dev/n8n/n8nInstall';
@@ -211,18 +211,16 @@ export async function proveSingleInstance(leg: LegContext & { screenshotsDir: st
 		// The offline site audit's site: the examples are pointed at it as at the server.
 		const site = await checks.step('bundled audit site listens', async () => await startAuditSite(), (started) => started.url);
 		auditSite = site;
-		await checks.step(`n8n import:credentials: ${DEMO_CREDENTIAL.type} "${DEMO_CREDENTIAL.name}" (id ${DEMO_CREDENTIAL.id})`, async () => {
-			const said = await n8nSetup.import('credentials', [demoCredential(phpRank)]);
-			assert(/Successfully imported 1 credential/.test(said), 'n8n did not report the import');
-		});
 		const mcp = mcpExample(examples);
-		await checks.step(`n8n import:credentials: httpBearerAuth "${mcp.credential.name}", the token of examples/${mcp.example.file}`, async () => {
-			await importMcpCredential(n8nSetup, mcp);
-		});
 		const dashboard = dashboardExample(examples);
-		await checks.step(`n8n import:credentials: httpBasicAuth "${dashboard.credential.name}", the login of examples/${dashboard.example.file}`, async () => {
-			await importDashboardCredential(n8nSetup, dashboard);
-		});
+		// One command for the three: each n8n command starts n8n's whole CLI, seconds on two cores.
+		await checks.step(
+			`n8n import:credentials: ${DEMO_CREDENTIAL.type} "${DEMO_CREDENTIAL.name}" (id ${DEMO_CREDENTIAL.id}); httpBearerAuth "${mcp.credential.name}", the token of examples/${mcp.example.file}; httpBasicAuth "${dashboard.credential.name}", the login of examples/${dashboard.example.file}`,
+			async () => {
+				const said = await n8nSetup.import('credentials', [demoCredential(phpRank), mcp.credential, dashboard.credential]);
+				assert(/Successfully imported 3 credentials/.test(said), `n8n did not report the import of 3 credentials: ${said.trim().split('\n').at(-1)}`);
+			},
+		);
 		await checks.step(`n8n import:workflow: all ${examples.length} workflows under examples/`, async () => {
 			await importWorkflows(n8nSetup, examples.map((example) => pointedAt(example.workflow, phpRank, site)));
 			const listed = (await n8nSetup.cli(['list:workflow'])).stdout().split('\n');

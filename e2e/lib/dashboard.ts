@@ -19,7 +19,7 @@ import { AUDIT_HISTORY_TABLES, pagesToChange } from '../../dev/examples';
 import { dataTableRows, ensureDataTables, insertDataTableRows, personalProjectId, pickDataTablesAsOn1x } from '../../dev/n8n/dataTables';
 import type { Example } from '../../dev/n8n/examples';
 import { activateWorkflow, itemsOf, runManually, waitForExecution } from '../../dev/n8n/executions';
-import type { N8n, N8nRest } from '../../dev/n8n/n8n';
+import type { N8nRest } from '../../dev/n8n/n8n';
 import { majorOf } from '../../dev/n8n/n8nVersions';
 import { assert, assertEqual, type Checks } from './checks';
 import { pictureDashboard, pictureSlackMessage, README_PICTURE } from './readmePictures';
@@ -55,12 +55,6 @@ export function dashboardExample(examples: Example[]) {
 }
 
 type DashboardExample = ReturnType<typeof dashboardExample>;
-
-/** `n8n import:credentials` of the user name and password the dashboard's webhook asks for. */
-export async function importDashboardCredential(n8n: N8n, dashboard: DashboardExample): Promise<void> {
-	const said = await n8n.import('credentials', [dashboard.credential]);
-	assert(/Successfully imported 1 credential/.test(said), 'n8n did not report the import');
-}
 
 interface DashboardContext {
 	dashboard: DashboardExample;
