@@ -144,22 +144,20 @@ export async function proveQueueMode(leg: LegContext): Promise<void> {
 			await importWorkflows(setups[0], [writingInto(spreadsheet.workflow, outputFolder), bulkCreateWorkflow(), newReportsWorkflow()]);
 		});
 
+		// The main process and the workers start together: the import has set up the database, and each needs only
+		// Redis and Postgres. Each is reported by its own step; one failing first must not end the suite unreported.
 		const mainPort = await freePort();
-		const main = await checks.step(
-			'n8n start (main process, EXECUTIONS_MODE=queue) answers on 127.0.0.1',
-			async () => await setups[0].start(mainPort),
-			(running) => running.url,
-		);
-		started.push(main.stop);
-		// The workers start together: each waits only for Redis and Postgres, which are up.
+		const mainStarting = setups[0].start(mainPort);
+		mainStarting.catch(() => undefined);
 		const starting = processes.slice(1).map((name, index) => {
+			// One execution at a time, so that two runs started together are taken by the two workers.
 			const worker = setups[index + 1].worker(1);
-			// Reported by its own step; one failing before another's step must not end the suite.
 			worker.catch(() => undefined);
 			return { name, worker };
 		});
+		const main = await checks.step('n8n start (main process, EXECUTIONS_MODE=queue) answers on 127.0.0.1', async () => await mainStarting, (running) => running.url);
+		started.push(main.stop);
 		for (const { name, worker } of starting) {
-			// One execution at a time, so that two runs started together are taken by the two workers.
 			const ready = await checks.step(`n8n worker (${name}) is ready`, async () => await worker, () => 'concurrency 1');
 			workers.push({ name, process: ready });
 			started.push(ready.stop);
