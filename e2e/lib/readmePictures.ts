@@ -19,6 +19,8 @@ export const README_PICTURE = { width: 800, maxBytes: 80_000 };
 const WIDTH = README_PICTURE.width;
 /** The dashboard's top: the site's heading, its chart and the start of its pages. */
 const DASHBOARD_HEIGHT = 620;
+/** The message's top, faded out below: its counts, trend, broken links and what follows, as far as the bytes allow. */
+const MESSAGE_HEIGHTS = [560, 520, 480, 440, 400, 360];
 const MAX_BYTES = README_PICTURE.maxBytes;
 
 const escapeHtml = (text: string) => text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;');
@@ -52,7 +54,8 @@ export function slackMrkdwnToHtml(text: string): string {
 function slackPage(channel: string, text: string): string {
 	return `<!doctype html><meta charset="utf-8"><style>
 body { margin: 0; background: #fff; color: #1d1c1d; font: 15px/22px Lato, "Helvetica Neue", "Liberation Sans", Arial, sans-serif; }
-.frame { width: ${WIDTH}px; }
+.frame { width: ${WIDTH}px; overflow: hidden; position: relative; }
+.frame::after { content: ""; position: absolute; left: 0; right: 0; bottom: 0; height: 48px; background: linear-gradient(rgba(255, 255, 255, 0), #fff); }
 .channel { padding: 12px 20px; border-bottom: 1px solid #e2e2e2; font-weight: bold; font-size: 18px; }
 .message { display: flex; gap: 8px; padding: 12px 20px 16px; }
 .avatar { flex: none; width: 36px; height: 36px; border-radius: 6px; background: #ea4b71; color: #fff; font-weight: bold; font-size: 13px; display: flex; align-items: center; justify-content: center; }
@@ -92,7 +95,7 @@ export async function pictureDashboard(browser: Browser, options: { siteUrl: str
 	}
 }
 
-/** The message as Slack shows it in `channel`; its rendered text must be the message's, word for word. */
+/** The message as Slack shows it in `channel`, its top; its rendered text must be the message's, word for word. */
 export async function pictureSlackMessage(browser: Browser, options: { channel: string; text: string; folder: string; intoDocs: boolean }): Promise<string> {
 	const context = await browser.newContext({ viewport: { width: WIDTH, height: 600 } });
 	try {
@@ -101,7 +104,11 @@ export async function pictureSlackMessage(browser: Browser, options: { channel: 
 		const rendered = await page.locator('.text').innerText();
 		assertEqual(plain(rendered), plain(options.text), 'the message as rendered, without its mrkdwn marks');
 		const file = path.join(options.folder, README_PICTURES.message);
-		await page.locator('.frame').screenshot({ path: file, animations: 'disabled' });
+		for (const height of MESSAGE_HEIGHTS) {
+			await page.locator('.frame').evaluate((frame, maxHeight) => (frame.style.maxHeight = `${maxHeight}px`), height);
+			await page.locator('.frame').screenshot({ path: file, animations: 'disabled' });
+			if (statSync(file).size <= MAX_BYTES) break;
+		}
 		return kept(file, options.intoDocs);
 	} finally {
 		await context.close();
