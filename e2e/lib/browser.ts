@@ -115,12 +115,36 @@ export async function zoomToFit(page: Page): Promise<void> {
 	}
 }
 
+interface ExampleToOpen {
+	file: string;
+	baseUrl: string;
+	id: string;
+	/** Its nodes' names, its notes left out. */
+	nodeNames: string[];
+	/** How many sticky notes it has. */
+	notes: number;
+}
+
+/** Waits until the canvas draws exactly the example's nodes and notes: it, not the workflow open before it. */
+async function drawn(page: Page, example: ExampleToOpen, timeout?: number): Promise<void> {
+	await page.waitForFunction(
+		({ names, notes }) =>
+			Array.from(document.querySelectorAll('[data-test-id="canvas-node"]:not([data-node-type="n8n-nodes-base.stickyNote"])'))
+				.map((node) => node.getAttribute('data-node-name') ?? '')
+				.sort()
+				.join('\n') === names && document.querySelectorAll('[data-test-id="sticky"]').length === notes,
+		{ names: [...example.nodeNames].sort().join('\n'), notes: example.notes },
+		{ timeout },
+	);
+}
+
 /**
- * Opens a workflow in the editor already loaded in `page` as its list does, through the editor's own router: no new
- * page load (n8n's editor takes seconds to load). A first page, or an editor that stays where it is, loads the URL.
+ * Opens the example as a user opens a workflow from the editor's list: through the editor's own router, from the
+ * list, without loading the editor again (seconds on two cores). A page without the editor loaded yet, or an editor
+ * that does not show the example that way, loads its URL.
  */
-async function openWorkflow(page: Page, baseUrl: string, workflowId: string): Promise<void> {
-	const route = `/workflow/${workflowId}`;
+async function openExample(page: Page, example: ExampleToOpen): Promise<void> {
+	const route = `/workflow/${example.id}`;
 	const routed = await page
 		.evaluate(async (to) => {
 			const host = Array.from(document.querySelectorAll('body > *')).find((element) => '__vue_app__' in element) as
@@ -128,33 +152,23 @@ async function openWorkflow(page: Page, baseUrl: string, workflowId: string): Pr
 				| undefined;
 			const router = host?.__vue_app__.config.globalProperties.$router;
 			if (!router) return false;
-			await router.push(to);
-			return router.currentRoute.value.path === to;
+			// A leave-page question n8n would ask (an edited workflow) holds the navigation: the URL is loaded then.
+			const navigated = (async () => {
+				await router.push('/home/workflows');
+				await router.push(to);
+				return router.currentRoute.value.path === to;
+			})();
+			return await Promise.race([navigated, new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 15_000))]);
 		}, route)
 		.catch(() => false);
-	if (!routed) await page.goto(`${baseUrl}${route}`);
+	if (routed && (await drawn(page, example, 20_000).then(() => true, () => false))) return;
+	await page.goto(`${example.baseUrl}${route}`);
+	await drawn(page, example);
 }
 
-/**
- * An example opened as a newcomer opens it, at Zoom to Fit, once every node and note of it is drawn; the screenshot
- * is kept whatever the outcome.
- */
-export async function checkExampleLayout(
-	page: Page,
-	example: { file: string; baseUrl: string; id: string; nodeNames: string[]; notes: number },
-	screenshot: (name: string, on: Page) => Promise<string>,
-): Promise<string> {
-	await openWorkflow(page, example.baseUrl, example.id);
-	const expected = [...example.nodeNames].sort().join('\n');
-	// The canvas of the example opened before may still be drawn for a moment.
-	await page.waitForFunction(
-		({ names, notes }) =>
-			Array.from(document.querySelectorAll('[data-test-id="canvas-node"]:not([data-node-type="n8n-nodes-base.stickyNote"])'))
-				.map((node) => node.getAttribute('data-node-name') ?? '')
-				.sort()
-				.join('\n') === names && document.querySelectorAll('[data-test-id="sticky"]').length === notes,
-		{ names: expected, notes: example.notes },
-	);
+/** An example opened as a newcomer opens it, at Zoom to Fit; the screenshot is kept whatever the outcome. */
+export async function checkExampleLayout(page: Page, example: ExampleToOpen, screenshot: (name: string, on: Page) => Promise<string>): Promise<string> {
+	await openExample(page, example);
 	await zoomToFit(page);
 	const canvas = await readCanvas(page);
 	const file = await screenshot(`example-${example.file.replace(/\.json$/, '')}.png`, page);
@@ -474,6 +488,8 @@ export async function runBrowserChecks(checks: Checks, options: BrowserCheckOpti
 		const examplesPage = await context.newPage();
 		examplesPage.setDefaultTimeout(ACTION_TIMEOUT_MS);
 		examplesPage.setDefaultNavigationTimeout(60_000);
+		// The browser's own leave-page question, if n8n asks it before loading another example's URL: leave.
+		examplesPage.on('dialog', (dialog) => void dialog.accept().catch(() => undefined));
 		current = examplesPage;
 		for (const example of options.examples) {
 			await check(
