@@ -143,7 +143,7 @@ async function drawn(page: Page, example: ExampleToOpen, timeout?: number): Prom
  * list, without loading the editor again (seconds on two cores). A page without the editor loaded yet, or an editor
  * that does not show the example that way, loads its URL.
  */
-async function openExample(page: Page, example: ExampleToOpen): Promise<void> {
+async function openExample(page: Page, example: ExampleToOpen): Promise<'from the list' | 'its URL loaded'> {
 	const route = `/workflow/${example.id}`;
 	const routed = await page
 		.evaluate(async (to) => {
@@ -161,14 +161,15 @@ async function openExample(page: Page, example: ExampleToOpen): Promise<void> {
 			return await Promise.race([navigated, new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 15_000))]);
 		}, route)
 		.catch(() => false);
-	if (routed && (await drawn(page, example, 20_000).then(() => true, () => false))) return;
+	if (routed && (await drawn(page, example, 20_000).then(() => true, () => false))) return 'from the list';
 	await page.goto(`${example.baseUrl}${route}`);
 	await drawn(page, example);
+	return 'its URL loaded';
 }
 
 /** An example opened as a newcomer opens it, at Zoom to Fit; the screenshot is kept whatever the outcome. */
 export async function checkExampleLayout(page: Page, example: ExampleToOpen, screenshot: (name: string, on: Page) => Promise<string>): Promise<string> {
-	await openExample(page, example);
+	const opened = await openExample(page, example);
 	await zoomToFit(page);
 	const canvas = await readCanvas(page);
 	const file = await screenshot(`example-${example.file.replace(/\.json$/, '')}.png`, page);
@@ -179,7 +180,7 @@ export async function checkExampleLayout(page: Page, example: ExampleToOpen, scr
 	];
 	if (notes === 0) problems.push('no sticky note found by [data-test-id="sticky"]');
 	assert(problems.length === 0, `${problems.join('; ')}; ${file}`);
-	return `zoom ${canvas.zoom.toFixed(2)}; ${canvas.nodes.length} nodes named in full, ${notes} notes, none cut or crossed, read in order; ${file}`;
+	return `opened ${opened}; zoom ${canvas.zoom.toFixed(2)}; ${canvas.nodes.length} nodes named in full, ${notes} notes, none cut or crossed, read in order; ${file}`;
 }
 
 /** Opens a dropdown and reads the first line of each option (n8n shows an operation's description under its name). */
