@@ -125,14 +125,19 @@ interface ExampleToOpen {
 	notes: number;
 }
 
-/** Waits until the canvas draws exactly the example's nodes and notes: it, not the workflow open before it. */
+/**
+ * Waits until the canvas draws exactly the example's nodes and notes, all shown (Vue Flow hides a node until it has
+ * measured it): the example, not the workflow open before it.
+ */
 async function drawn(page: Page, example: ExampleToOpen, timeout?: number): Promise<void> {
 	await page.waitForFunction(
 		({ names, notes }) =>
 			Array.from(document.querySelectorAll('[data-test-id="canvas-node"]:not([data-node-type="n8n-nodes-base.stickyNote"])'))
 				.map((node) => node.getAttribute('data-node-name') ?? '')
 				.sort()
-				.join('\n') === names && document.querySelectorAll('[data-test-id="sticky"]').length === notes,
+				.join('\n') === names &&
+			document.querySelectorAll('[data-test-id="sticky"]').length === notes &&
+			Array.from(document.querySelectorAll('[data-test-id="canvas-node"]')).every((node) => getComputedStyle(node).visibility === 'visible'),
 		{ names: [...example.nodeNames].sort().join('\n'), notes: example.notes },
 		{ timeout },
 	);
