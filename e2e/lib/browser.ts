@@ -129,7 +129,7 @@ interface ExampleToOpen {
  * Waits until the canvas draws exactly the example's nodes and notes, all shown (Vue Flow hides a node until it has
  * measured it): the example, not the workflow open before it.
  */
-async function drawn(page: Page, example: ExampleToOpen, timeout?: number): Promise<void> {
+async function drawn(page: Page, example: ExampleToOpen): Promise<void> {
 	await page.waitForFunction(
 		({ names, notes }) =>
 			Array.from(document.querySelectorAll('[data-test-id="canvas-node"]:not([data-node-type="n8n-nodes-base.stickyNote"])'))
@@ -139,42 +139,13 @@ async function drawn(page: Page, example: ExampleToOpen, timeout?: number): Prom
 			document.querySelectorAll('[data-test-id="sticky"]').length === notes &&
 			Array.from(document.querySelectorAll('[data-test-id="canvas-node"]')).every((node) => getComputedStyle(node).visibility === 'visible'),
 		{ names: [...example.nodeNames].sort().join('\n'), notes: example.notes },
-		{ timeout },
 	);
-}
-
-/**
- * Opens the example as a user opens a workflow from the editor's list: through the editor's own router, from the
- * list, without loading the editor again (seconds on two cores). A page without the editor loaded yet, or an editor
- * that does not show the example that way, loads its URL.
- */
-async function openExample(page: Page, example: ExampleToOpen): Promise<'from the list' | 'its URL loaded'> {
-	const route = `/workflow/${example.id}`;
-	const routed = await page
-		.evaluate(async (to) => {
-			const host = Array.from(document.querySelectorAll('body > *')).find((element) => '__vue_app__' in element) as
-				| (Element & { __vue_app__: { config: { globalProperties: { $router?: { push: (to: string) => Promise<unknown>; currentRoute: { value: { path: string } } } } } } })
-				| undefined;
-			const router = host?.__vue_app__.config.globalProperties.$router;
-			if (!router) return false;
-			// A leave-page question n8n would ask (an edited workflow) holds the navigation: the URL is loaded then.
-			const navigated = (async () => {
-				await router.push('/home/workflows');
-				await router.push(to);
-				return router.currentRoute.value.path === to;
-			})();
-			return await Promise.race([navigated, new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 15_000))]);
-		}, route)
-		.catch(() => false);
-	if (routed && (await drawn(page, example, 20_000).then(() => true, () => false))) return 'from the list';
-	await page.goto(`${example.baseUrl}${route}`);
-	await drawn(page, example);
-	return 'its URL loaded';
 }
 
 /** An example opened as a newcomer opens it, at Zoom to Fit; the screenshot is kept whatever the outcome. */
 export async function checkExampleLayout(page: Page, example: ExampleToOpen, screenshot: (name: string, on: Page) => Promise<string>): Promise<string> {
-	const opened = await openExample(page, example);
+	await page.goto(`${example.baseUrl}/workflow/${example.id}`);
+	await drawn(page, example);
 	await zoomToFit(page);
 	const canvas = await readCanvas(page);
 	const file = await screenshot(`example-${example.file.replace(/\.json$/, '')}.png`, page);
@@ -185,7 +156,7 @@ export async function checkExampleLayout(page: Page, example: ExampleToOpen, scr
 	];
 	if (notes === 0) problems.push('no sticky note found by [data-test-id="sticky"]');
 	assert(problems.length === 0, `${problems.join('; ')}; ${file}`);
-	return `opened ${opened}; zoom ${canvas.zoom.toFixed(2)}; ${canvas.nodes.length} nodes named in full, ${notes} notes, none cut or crossed, read in order; ${file}`;
+	return `zoom ${canvas.zoom.toFixed(2)}; ${canvas.nodes.length} nodes named in full, ${notes} notes, none cut or crossed, read in order; ${file}`;
 }
 
 /** Opens a dropdown and reads the first line of each option (n8n shows an operation's description under its name). */
@@ -490,11 +461,11 @@ export async function runBrowserChecks(checks: Checks, options: BrowserCheckOpti
 			}
 		});
 
-		// One page for all the examples, each opened from the one before as the editor opens a workflow from its list.
+		// One page for all the examples, each loaded by its URL.
 		const examplesPage = await context.newPage();
 		examplesPage.setDefaultTimeout(ACTION_TIMEOUT_MS);
 		examplesPage.setDefaultNavigationTimeout(60_000);
-		// The browser's own leave-page question, if n8n asks it before loading another example's URL: leave.
+		// The browser's leave-page question, if n8n asks it before the next example's URL loads: leave.
 		examplesPage.on('dialog', (dialog) => void dialog.accept().catch(() => undefined));
 		current = examplesPage;
 		for (const example of options.examples) {
