@@ -83,7 +83,7 @@ async function main(): Promise<number> {
 	const startedAt = Date.now();
 	const work = mkdtempSync(path.join(os.tmpdir(), 'phprank-e2e-'));
 	const fresh: string[] = [];
-	const legs: Array<{ name: string; passed: number; failed: number }> = [];
+	const legs: Array<{ name: string; passed: number; failed: number; took: number }> = [];
 
 	installCleanup();
 	const watchdog = setTimeout(() => {
@@ -99,7 +99,7 @@ async function main(): Promise<number> {
 
 	const installs = installAll(checks, fresh);
 	const leg = async (name: string, body: () => Promise<void>) => {
-		const before = { passed: checks.passed, failed: checks.failed };
+		const before = { passed: checks.passed, failed: checks.failed, at: Date.now() };
 		checks.prefix = `[${name}] `;
 		try {
 			await body();
@@ -107,7 +107,7 @@ async function main(): Promise<number> {
 			if (!(error instanceof StepFailed)) checks.fail('leg', errorMessage(error));
 		} finally {
 			checks.prefix = '';
-			legs.push({ name, passed: checks.passed - before.passed, failed: checks.failed - before.failed });
+			legs.push({ name, passed: checks.passed - before.passed, failed: checks.failed - before.failed, took: Date.now() - before.at });
 		}
 	};
 
@@ -161,7 +161,7 @@ async function main(): Promise<number> {
 
 	const cache = path.relative(REPOSITORY_ROOT, CACHE_DIR) || CACHE_DIR;
 	console.log(`\nTook ${seconds(Date.now() - startedAt)} (${fresh.length ? `installed n8n ${fresh.join(' and ')} into ${cache}` : `n8n reused from ${cache}`}).`);
-	for (const entry of legs) console.log(`  ${entry.name}: ${entry.passed} passed, ${entry.failed} failed`);
+	for (const entry of legs) console.log(`  ${entry.name}: ${entry.passed} passed, ${entry.failed} failed, ${seconds(entry.took)}`);
 	console.log(checks.summary());
 	return checks.failed === 0 ? 0 : 1;
 }

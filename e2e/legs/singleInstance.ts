@@ -17,14 +17,15 @@ import { DEMO_CREDENTIAL, demoCredential, PACKAGE_NODE_PREFIX, pointedAt, type E
 import { itemsOf, parseCliExecution, runManually, waitForExecution } from '../../dev/n8n/executions';
 import { writingInto } from '../../dev/examples';
 import { AUDIT_FORM_FILE, startAuditFormChecks } from '../lib/auditForm';
-import { dashboardExample, importDashboardCredential, runDashboardChecks } from '../lib/dashboard';
+import { dashboardExample, runDashboardChecks } from '../lib/dashboard';
 import { runDataTableExamples, runHistoryChecks } from '../lib/dataTables';
 import { MONTHLY_REPORT_FILE, runMonthlyReportCheck } from '../lib/monthlyReport';
 import { EXPECTATIONS, GENERIC_EXPECTATION, snapshot } from '../lib/expectations';
-import { importMcpCredential, mcpExample, runMcpChecks } from '../lib/mcp';
+import { mcpExample, runMcpChecks } from '../lib/mcp';
 import { runParityChecks } from '../lib/parity';
 import { N8n, N8nRest, type Owner, type RunningN8n } from '../../dev/n8n/n8n';
 import type { N8nInstallation } from '../../dev/n8n/n8nInstall';
+import { N8N_RUNTIMES } from '../../dev/n8n/n8nVersions';
 import { freePort, REPOSITORY_ROOT } from '../../dev/n8n/util';
 
 export const OWNER: Owner = { email: 'owner@phprank-e2e.test', password: 'PhpRank-e2e-2026', firstName: 'Ada', lastName: 'Owner' };
@@ -32,6 +33,7 @@ export const OWNER: Owner = { email: 'owner@phprank-e2e.test', password: 'PhpRan
 export const NODE_TYPE = `${PACKAGE_NODE_PREFIX}phpRank`;
 const TOOL_NODE_TYPE = `${PACKAGE_NODE_PREFIX}phpRankTool`;
 export const TRIGGER_NODE_TYPE = `${PACKAGE_NODE_PREFIX}phpRankTrigger`;
+const STICKY_NOTE_TYPE = 'n8n-nodes-base.stickyNote';
 
 /** How a workflow's node refers to the demo credential. */
 export const DEMO_REFERENCE = { [DEMO_CREDENTIAL.type]: { id: DEMO_CREDENTIAL.id, name: DEMO_CREDENTIAL.name } };
@@ -158,6 +160,17 @@ async function checkSiteAudit(rest: N8nRest, n8nVersion: string, phpRank: PhpRan
 	}
 }
 
+/** E2E_README_PICTURES=1: the newest n8n's README pictures are written into docs/ (CONTRIBUTING.md). */
+const README_PICTURES_WANTED = process.env.E2E_README_PICTURES === '1';
+
+/** The channel the Slack twin of the site audit example posts its message to. */
+function slackChannelOf(examples: Example[]): string {
+	const post = examples.find((example) => example.file === 'site-audit-slack.json')?.workflow.nodes.find((node) => node.type === 'n8n-nodes-base.slack');
+	const channel = (post?.parameters.channelId as { value?: unknown } | undefined)?.value;
+	assert(typeof channel === 'string' && channel, 'examples/site-audit-slack.json posts to no channel named in its Slack node');
+	return channel;
+}
+
 export interface LegContext {
 	checks: Checks;
 	install: N8nInstallation;
@@ -199,18 +212,16 @@ export async function proveSingleInstance(leg: LegContext & { screenshotsDir: st
 		// The offline site audit's site: the examples are pointed at it as at the server.
 		const site = await checks.step('bundled audit site listens', async () => await startAuditSite(), (started) => started.url);
 		auditSite = site;
-		await checks.step(`n8n import:credentials: ${DEMO_CREDENTIAL.type} "${DEMO_CREDENTIAL.name}" (id ${DEMO_CREDENTIAL.id})`, async () => {
-			const said = await n8nSetup.import('credentials', [demoCredential(phpRank)]);
-			assert(/Successfully imported 1 credential/.test(said), 'n8n did not report the import');
-		});
 		const mcp = mcpExample(examples);
-		await checks.step(`n8n import:credentials: httpBearerAuth "${mcp.credential.name}", the token of examples/${mcp.example.file}`, async () => {
-			await importMcpCredential(n8nSetup, mcp);
-		});
 		const dashboard = dashboardExample(examples);
-		await checks.step(`n8n import:credentials: httpBasicAuth "${dashboard.credential.name}", the login of examples/${dashboard.example.file}`, async () => {
-			await importDashboardCredential(n8nSetup, dashboard);
-		});
+		// One command for the three: each n8n command starts n8n's whole CLI, seconds on two cores.
+		await checks.step(
+			`n8n import:credentials: ${DEMO_CREDENTIAL.type} "${DEMO_CREDENTIAL.name}" (id ${DEMO_CREDENTIAL.id}); httpBearerAuth "${mcp.credential.name}", the token of examples/${mcp.example.file}; httpBasicAuth "${dashboard.credential.name}", the login of examples/${dashboard.example.file}`,
+			async () => {
+				const said = await n8nSetup.import('credentials', [demoCredential(phpRank), mcp.credential, dashboard.credential]);
+				assert(/Successfully imported 3 credentials/.test(said), `n8n did not report the import of 3 credentials: ${said.trim().split('\n').at(-1)}`);
+			},
+		);
 		await checks.step(`n8n import:workflow: all ${examples.length} workflows under examples/`, async () => {
 			await importWorkflows(n8nSetup, examples.map((example) => pointedAt(example.workflow, phpRank, site)));
 			const listed = (await n8nSetup.cli(['list:workflow'])).stdout().split('\n');
@@ -330,7 +341,8 @@ export async function proveSingleInstance(leg: LegContext & { screenshotsDir: st
 			// The dashboard shows the history the site audit wrote, after two more audits.
 			const siteAudit = imported.find((example) => example.file === 'site-audit-offline.json');
 			if (siteAudit) {
-				await runDashboardChecks(checks, { dashboard, siteAudit, rest, n8nUrl: url, n8nVersion: install.n8nVersion, phpRank, screenshotsDir: leg.screenshotsDir }).catch((error: unknown) => {
+				const pictures = { channel: slackChannelOf(examples), intoDocs: README_PICTURES_WANTED && install.n8nVersion === N8N_RUNTIMES[0].n8nVersion };
+				await runDashboardChecks(checks, { dashboard, siteAudit, rest, n8nUrl: url, n8nVersion: install.n8nVersion, phpRank, screenshotsDir: leg.screenshotsDir, pictures }).catch((error: unknown) => {
 					if (!(error instanceof StepFailed)) throw error;
 				});
 			}
@@ -410,7 +422,12 @@ export async function proveSingleInstance(leg: LegContext & { screenshotsDir: st
 				]);
 				return (await rest.call<{ id: string }>('POST', '/rest/workflows', { ...workflow, active: false })).id;
 			},
-			examples: examples.map(({ file, id }) => ({ file, id })),
+			examples: examples.map(({ file, id, workflow }) => ({
+				file,
+				id,
+				nodeNames: workflow.nodes.filter((node) => node.type !== STICKY_NOTE_TYPE).map((node) => node.name),
+				notes: workflow.nodes.filter((node) => node.type === STICKY_NOTE_TYPE).length,
+			})),
 		});
 
 		await auditForm?.finish();

@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 
-import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 
 import { READABLE_ZOOM, readCanvas, unreadable } from './canvasLayout';
 import { assert, assertEqual, StepFailed, type Checks } from './checks';
@@ -67,8 +67,8 @@ interface BrowserCheckOptions {
 	accountRequests: () => number;
 	/** Saves a workflow holding the phpRank Tool set to Report > Get, its node named as given; returns its id. */
 	saveToolWorkflow: (nodeName: string) => Promise<string>;
-	/** The examples imported into this n8n: their file under examples/ and their workflow id. */
-	examples: Array<{ file: string; id: string }>;
+	/** The examples imported into this n8n: their file under examples/, workflow id, nodes' names and number of notes. */
+	examples: Array<{ file: string; id: string; nodeNames: string[]; notes: number }>;
 }
 
 interface NoteOverflow {
@@ -121,30 +121,48 @@ export async function zoomToFit(page: Page): Promise<void> {
 	}
 }
 
+interface ExampleToOpen {
+	file: string;
+	baseUrl: string;
+	id: string;
+	/** Its nodes' names, its notes left out. */
+	nodeNames: string[];
+	/** How many sticky notes it has. */
+	notes: number;
+}
+
+/**
+ * Waits until the canvas draws exactly the example's nodes and notes, all shown (Vue Flow hides a node until it has
+ * measured it): the example, not the workflow open before it.
+ */
+async function drawn(page: Page, example: ExampleToOpen): Promise<void> {
+	await page.waitForFunction(
+		({ names, notes }) =>
+			Array.from(document.querySelectorAll('[data-test-id="canvas-node"]:not([data-node-type="n8n-nodes-base.stickyNote"])'))
+				.map((node) => node.getAttribute('data-node-name') ?? '')
+				.sort()
+				.join('\n') === names &&
+			document.querySelectorAll('[data-test-id="sticky"]').length === notes &&
+			Array.from(document.querySelectorAll('[data-test-id="canvas-node"]')).every((node) => getComputedStyle(node).visibility === 'visible'),
+		{ names: [...example.nodeNames].sort().join('\n'), notes: example.notes },
+	);
+}
+
 /** An example opened as a newcomer opens it, at Zoom to Fit; the screenshot is kept whatever the outcome. */
-export async function checkExampleLayout(
-	context: BrowserContext,
-	example: { file: string; url: string },
-	screenshot: (name: string, on: Page) => Promise<string>,
-): Promise<string> {
-	const page = await context.newPage();
-	try {
-		await page.goto(example.url);
-		await page.locator('[data-test-id="canvas-node"]').first().waitFor({ state: 'visible' });
-		await zoomToFit(page);
-		const canvas = await readCanvas(page);
-		const file = await screenshot(`example-${example.file.replace(/\.json$/, '')}.png`, page);
-		const { notes, overflowing } = await overflowingNotes(page);
-		const problems = [
-			...unreadable(canvas),
-			...overflowing.map((note) => `the text of the note "${note.note}…" is cut: ${note.overflows.join(', ')}`),
-		];
-		if (notes === 0) problems.push('no sticky note found by [data-test-id="sticky"]');
-		assert(problems.length === 0, `${problems.join('; ')}; ${file}`);
-		return `zoom ${canvas.zoom.toFixed(2)}; ${canvas.nodes.length} nodes named in full, ${notes} notes, none cut or crossed, read in order; ${file}`;
-	} finally {
-		await page.close().catch(() => undefined);
-	}
+export async function checkExampleLayout(page: Page, example: ExampleToOpen, screenshot: (name: string, on: Page) => Promise<string>): Promise<string> {
+	await page.goto(`${example.baseUrl}/workflow/${example.id}`);
+	await drawn(page, example);
+	await zoomToFit(page);
+	const canvas = await readCanvas(page);
+	const file = await screenshot(`example-${example.file.replace(/\.json$/, '')}.png`, page);
+	const { notes, overflowing } = await overflowingNotes(page);
+	const problems = [
+		...unreadable(canvas),
+		...overflowing.map((note) => `the text of the note "${note.note}…" is cut: ${note.overflows.join(', ')}`),
+	];
+	if (notes === 0) problems.push('no sticky note found by [data-test-id="sticky"]');
+	assert(problems.length === 0, `${problems.join('; ')}; ${file}`);
+	return `zoom ${canvas.zoom.toFixed(2)}; ${canvas.nodes.length} nodes named in full, ${notes} notes, none cut or crossed, read in order; ${file}`;
 }
 
 /** Opens a dropdown and reads the first line of each option (n8n shows an operation's description under its name). */
@@ -473,10 +491,17 @@ export async function runBrowserChecks(checks: Checks, options: BrowserCheckOpti
 			}
 		});
 
+		// One page for all the examples, each loaded by its URL.
+		const examplesPage = await context.newPage();
+		examplesPage.setDefaultTimeout(ACTION_TIMEOUT_MS);
+		examplesPage.setDefaultNavigationTimeout(60_000);
+		// The browser's leave-page question, if n8n asks it before the next example's URL loads: leave.
+		examplesPage.on('dialog', (dialog) => void dialog.accept().catch(() => undefined));
+		current = examplesPage;
 		for (const example of options.examples) {
 			await check(
 				`browser: examples/${example.file} reads at a glance at Zoom to Fit (1440x900): zoom ${READABLE_ZOOM} or more, every node's name shown, no wire across a note's text, sections left to right then top to bottom, its notes' text not cut`,
-				async () => await checkExampleLayout(context, { file: example.file, url: `${options.url}/workflow/${example.id}` }, screenshot),
+				async () => await checkExampleLayout(examplesPage, { ...example, baseUrl: options.url }, screenshot),
 			);
 		}
 	} catch (error) {

@@ -18,10 +18,11 @@ import type { PhpRankServer } from '../../dev/server';
 import { AUDIT_HISTORY_TABLES, checkTitlesOf, issuesByGainOfRows, pagesToChange } from '../../dev/examples';
 import { dataTableRows, ensureDataTables, insertDataTableRows, personalProjectId, pickDataTablesAsOn1x } from '../../dev/n8n/dataTables';
 import type { Example } from '../../dev/n8n/examples';
-import { activateWorkflow, runManually, waitForExecution } from '../../dev/n8n/executions';
-import type { N8n, N8nRest } from '../../dev/n8n/n8n';
+import { activateWorkflow, itemsOf, runManually, waitForExecution } from '../../dev/n8n/executions';
+import type { N8nRest } from '../../dev/n8n/n8n';
 import { majorOf } from '../../dev/n8n/n8nVersions';
 import { assert, assertEqual, type Checks } from './checks';
+import { pictureDashboard, pictureSlackMessage, README_PICTURE } from './readmePictures';
 
 const DASHBOARD_EXAMPLE = 'site-health-dashboard.json';
 const SITE_AUDIT_EXAMPLE = 'site-audit-offline.json';
@@ -55,12 +56,6 @@ export function dashboardExample(examples: Example[]) {
 
 type DashboardExample = ReturnType<typeof dashboardExample>;
 
-/** `n8n import:credentials` of the user name and password the dashboard's webhook asks for. */
-export async function importDashboardCredential(n8n: N8n, dashboard: DashboardExample): Promise<void> {
-	const said = await n8n.import('credentials', [dashboard.credential]);
-	assert(/Successfully imported 1 credential/.test(said), 'n8n did not report the import');
-}
-
 interface DashboardContext {
 	dashboard: DashboardExample;
 	/** The site audit example as imported: it wrote its first run into the Data tables already. */
@@ -70,6 +65,8 @@ interface DashboardContext {
 	n8nVersion: string;
 	phpRank: PhpRankServer;
 	screenshotsDir: string;
+	/** The README's pictures: the channel the Slack example posts to, and whether they go into docs/ too. */
+	pictures: { channel: string; intoDocs: boolean };
 }
 
 /** What a page shows: the chart's points, whether it scrolls sideways, the compare's runs. */
@@ -89,6 +86,8 @@ export async function runDashboardChecks(checks: Checks, context: DashboardConte
 	const projectId = await personalProjectId(rest);
 	const ids = await ensureDataTables(rest, projectId, Object.values(AUDIT_HISTORY_TABLES));
 
+	// The message the third run builds, as its Slack twin posts it.
+	let message = '';
 	await checks.step(`examples/${SITE_AUDIT_EXAMPLE} run twice more, a page worse and one better before the third run`, async () => {
 		for (const index of [2, 3]) {
 			if (index === 3) {
@@ -103,6 +102,7 @@ export async function runDashboardChecks(checks: Checks, context: DashboardConte
 			const executionId = await runManually(rest, n8nVersion, siteAudit.workflow);
 			const execution = await waitForExecution(rest, executionId, 300_000);
 			assertEqual(execution.status, 'success', `status of execution ${executionId} (run ${index})`);
+			message = String(itemsOf(execution, 'Build summary').find((item) => item.site === SITE)?.text ?? '');
 		}
 	});
 	const runs = (await dataTableRows(rest, projectId, ids[AUDIT_HISTORY_TABLES.runs.name]))
@@ -264,6 +264,14 @@ export async function runDashboardChecks(checks: Checks, context: DashboardConte
 		} finally {
 			await context_.close();
 		}
+		await checks.check(`README pictures: the dashboard's page of ${SITE} and the third run's message as Slack shows it in ${context.pictures.channel}, each ${README_PICTURE.width} px wide, ${README_PICTURE.maxBytes / 1000} KB at most`, async () => {
+			assert(message, `the third run built no message for ${SITE}`);
+			const options = { folder: context.screenshotsDir, intoDocs: context.pictures.intoDocs };
+			const login = { username: dashboard.credential.data.user, password: dashboard.credential.data.password };
+			const dashboardPicture = await pictureDashboard(browser!, { ...options, siteUrl: `${url}?site=${SITE}`, login });
+			const messagePicture = await pictureSlackMessage(browser!, { ...options, channel: context.pictures.channel, text: message });
+			return `${dashboardPicture}; ${messagePicture}`;
+		});
 	} finally {
 		await browser?.close();
 	}

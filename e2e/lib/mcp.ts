@@ -18,7 +18,7 @@ import { resultBandOf } from '../../dev/server/listQuery';
 import { assert, assertEqual, type Checks } from './checks';
 import type { Example, WorkflowNode } from '../../dev/n8n/examples';
 import { activateWorkflow } from '../../dev/n8n/executions';
-import type { N8n, N8nRest } from '../../dev/n8n/n8n';
+import type { N8nRest } from '../../dev/n8n/n8n';
 import { request } from '../../dev/n8n/util';
 
 export const MCP_EXAMPLE = 'phprank-mcp-server.json';
@@ -63,12 +63,6 @@ export function mcpExample(examples: Example[]) {
 }
 
 type McpExample = ReturnType<typeof mcpExample>;
-
-/** `n8n import:credentials` of the bearer token the example's trigger asks clients for. */
-export async function importMcpCredential(n8n: N8n, mcp: McpExample): Promise<void> {
-	const said = await n8n.import('credentials', [mcp.credential]);
-	assert(/Successfully imported 1 credential/.test(said), 'n8n did not report the import');
-}
 
 /** What `$fromAI('key', 'description', …)` in a node's parameters tells the model about `key`. */
 function fromAiDescription(node: WorkflowNode, key: string): string | undefined {
