@@ -427,10 +427,14 @@ export async function runBrowserChecks(checks: Checks, options: BrowserCheckOpti
 			await choose(page, 'operation', 'Create');
 			await choose(page, 'ifReportExists', reportCreate.ifReportExists);
 			for (const parameter of reportCreate.age) await page.locator(`[data-test-id="parameter-input-${parameter}"]`).waitFor({ state: 'visible' });
-			// One Options parameter serves every operation: what Get Many's checks added is still there.
-			const { options: offered, list } = await collectionOptions(page, 'Add Option');
-			await closeDropdown(page, list);
-			for (const option of reportCreate.options.filter((option) => offered.includes(option))) await addToCollection(page, 'Add Option', option);
+			// One Options parameter serves every operation: what Get Many's checks added is still there, and once every
+			// option is added n8n shows no Add Option box.
+			const addOption = page.locator('[data-test-id="ndv"] input[placeholder="Add Option"]').first();
+			if (await addOption.isVisible()) {
+				const { options: offered, list } = await collectionOptions(page, 'Add Option');
+				await closeDropdown(page, list);
+				for (const option of reportCreate.options.filter((option) => offered.includes(option))) await addToCollection(page, 'Add Option', option);
+			}
 			await page.locator('[data-test-id="parameter-input-maxWait"]').first().waitFor({ state: 'visible' });
 			// The nearest ancestor of the URL field that scrolls: the parameters pane.
 			const overflow = await page.locator('[data-test-id="parameter-input-url"]').first().evaluate((element) => {

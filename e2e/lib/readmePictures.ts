@@ -17,8 +17,9 @@ export const README_PICTURES = { dashboard: 'dashboard.png', message: 'site-audi
 /** Each picture: this wide, and no bigger than the README can carry. */
 export const README_PICTURE = { width: 800, maxBytes: 80_000 };
 const WIDTH = README_PICTURE.width;
-/** The dashboard's top: the site's heading, its chart and the start of its pages. */
-const DASHBOARD_HEIGHT = 620;
+/** The dashboard's page down to its orphan pages: heading, chart, the runs to compare, issues by worth, broken links. */
+const DASHBOARD_LAST_SECTION = 'Orphan pages';
+const DASHBOARD_MAX_HEIGHT = 1_800;
 /** The message's top, faded out below: its counts, trend, broken links and what follows, as far as the bytes allow. */
 const MESSAGE_HEIGHTS = [560, 520, 480, 440, 400, 360];
 const MAX_BYTES = README_PICTURE.maxBytes;
@@ -82,13 +83,22 @@ function kept(file: string, intoDocs: boolean): string {
 
 /** The dashboard's page of `siteUrl`, signed in, its top at the README's width. */
 export async function pictureDashboard(browser: Browser, options: { siteUrl: string; login: { username: string; password: string }; folder: string; intoDocs: boolean }): Promise<string> {
-	const context = await browser.newContext({ viewport: { width: WIDTH, height: DASHBOARD_HEIGHT }, httpCredentials: options.login });
+	const context = await browser.newContext({ viewport: { width: WIDTH, height: 600 }, httpCredentials: options.login });
 	try {
 		const page = await context.newPage();
 		const answer = await page.goto(options.siteUrl);
 		assertEqual(answer?.status(), 200, 'status of the site page');
+		const heading = page.locator('h2', { hasText: DASHBOARD_LAST_SECTION }).first();
+		// The section's card: the heading's parent.
+		const box = await heading.locator('xpath=..').boundingBox();
+		assert(box, `no "${DASHBOARD_LAST_SECTION}" section on the site page`);
 		const file = path.join(options.folder, README_PICTURES.dashboard);
-		await page.screenshot({ path: file, animations: 'disabled' });
+		let height = Math.min(Math.ceil(box.y + box.height + 16), DASHBOARD_MAX_HEIGHT);
+		for (;;) {
+			await page.screenshot({ path: file, fullPage: true, clip: { x: 0, y: 0, width: WIDTH, height }, animations: 'disabled' });
+			if (statSync(file).size <= MAX_BYTES || height <= 600) break;
+			height -= 100;
+		}
 		return kept(file, options.intoDocs);
 	} finally {
 		await context.close();
