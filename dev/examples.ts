@@ -411,6 +411,16 @@ export function siteAuditSummary(
 	].join('\n');
 }
 
+/** Data tables as a user makes them in n8n: each one's name and its columns. */
+type DataTableSchemas = Record<string, { name: string; columns: ReadonlyArray<{ name: string; type: DataTableColumnType }> }>;
+
+/** Data tables in memory with `schemas` made, empty. */
+function tablesMadeFrom(schemas: DataTableSchemas, maxSizeBytes?: number): InMemoryDataTables {
+	const tables = new InMemoryDataTables(maxSizeBytes);
+	for (const { name, columns } of Object.values(schemas)) tables.create(name, [...columns]);
+	return tables;
+}
+
 /**
  * The Data tables the site audit examples write their history into, and the pruning example trims: one row per
  * page and run, and one per site and run (what a dashboard of runs reads without going through every page's row).
@@ -454,13 +464,11 @@ export const AUDIT_HISTORY_TABLES = {
 			{ name: 'notAnalyzed', type: 'number' },
 		],
 	},
-} as const satisfies Record<string, { name: string; columns: Array<{ name: string; type: DataTableColumnType }> }>;
+} as const satisfies DataTableSchemas;
 
 /** Data tables in memory with the audit history's two tables made, empty, as a user makes them in n8n. */
 export function auditHistoryTables(maxSizeBytes?: number): InMemoryDataTables {
-	const tables = new InMemoryDataTables(maxSizeBytes);
-	for (const { name, columns } of Object.values(AUDIT_HISTORY_TABLES)) tables.create(name, [...columns]);
-	return tables;
+	return tablesMadeFrom(AUDIT_HISTORY_TABLES, maxSizeBytes);
 }
 
 /** A row of `phprank_audit_pages` without its run's time: what the site audit writes for a URL. */
@@ -673,13 +681,11 @@ export const AUDIT_FORM_TABLES = {
 			{ name: 'submittedAt', type: 'string' },
 		],
 	},
-} as const satisfies Record<string, { name: string; columns: Array<{ name: string; type: DataTableColumnType }> }>;
+} as const satisfies DataTableSchemas;
 
 /** Data tables in memory with the audit form's two tables made, empty, as a user makes them in n8n. */
 export function auditFormTables(): InMemoryDataTables {
-	const tables = new InMemoryDataTables();
-	for (const { name, columns } of Object.values(AUDIT_FORM_TABLES)) tables.create(name, [...columns]);
-	return tables;
+	return tablesMadeFrom(AUDIT_FORM_TABLES);
 }
 
 /**
