@@ -22,7 +22,7 @@ import type { N8nRest } from '../../dev/n8n/n8n';
 import { majorOf } from '../../dev/n8n/n8nVersions';
 import { waitFor } from '../../dev/n8n/util';
 import { assert, assertEqual, type Checks } from './checks';
-import { startSmtpInbox, type SmtpInbox } from './smtpInbox';
+import { smtpCredentialFor, startSmtpInbox, type SmtpInbox } from './smtpInbox';
 
 export const AUDIT_FORM_FILE = 'free-seo-audit-form.json';
 const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -108,11 +108,7 @@ export async function startAuditFormChecks(checks: Checks, context: AuditFormCon
 		const rows = async (table: keyof typeof AUDIT_FORM_TABLES) => await dataTableRows(rest, projectId, ids[AUDIT_FORM_TABLES[table].name]);
 
 		await checks.step(`examples/${example.file} set up as its note says and published: ${formUrl}`, async () => {
-			const credential = await rest.call<{ id: string; name: string }>('POST', '/rest/credentials', {
-				name: "SMTP (the suite's server, audit form)",
-				type: 'smtp',
-				data: { user: '', password: '', host: smtp.host, port: smtp.port, secure: false, disableStartTls: true },
-			});
+			const credential = await smtpCredentialFor(rest, smtp, "SMTP (the suite's server, audit form)");
 			const stored = await rest.call<WorkflowJson & { versionId: string }>('GET', `/rest/workflows/${example.id}`);
 			const picked = majorOf(n8nVersion) < 2 ? withDataTableIds(stored, ids) : stored;
 			const nodes = picked.nodes.map((node) => (node.type === 'n8n-nodes-base.emailSend' ? { ...node, credentials: { smtp: { id: credential.id, name: credential.name } } } : node));

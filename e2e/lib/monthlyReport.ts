@@ -13,7 +13,7 @@ import { itemsOf, runManually, waitForExecution } from '../../dev/n8n/executions
 import type { N8nRest } from '../../dev/n8n/n8n';
 import { majorOf } from '../../dev/n8n/n8nVersions';
 import { assert, assertEqual, type Checks } from './checks';
-import { REFUSAL, startSmtpInbox } from './smtpInbox';
+import { REFUSAL, smtpCredentialFor, startSmtpInbox } from './smtpInbox';
 
 export const MONTHLY_REPORT_FILE = 'monthly-client-report.json';
 const TRIGGER = 'On the 1st at 08:00';
@@ -74,11 +74,7 @@ export async function runMonthlyReportCheck(checks: Checks, { rest, n8nVersion, 
 
 		await checks.check(`examples/${example.file}: each client's e-mail a real SMTP server received, its figures the Data tables'; the refused address fails alone`, async () => {
 			const tables = await read();
-			const credential = await rest.call<{ id: string; name: string }>('POST', '/rest/credentials', {
-				name: "SMTP (the suite's server)",
-				type: 'smtp',
-				data: { user: '', password: '', host: inbox.host, port: inbox.port, secure: false, disableStartTls: true },
-			});
+			const credential = await smtpCredentialFor(rest, inbox, "SMTP (the suite's server)");
 			const stored = await rest.call<WorkflowJson & { versionId: string }>('GET', `/rest/workflows/${example.id}`);
 			const withTables = majorOf(n8nVersion) < 2 ? withDataTableIds(stored, ids) : stored;
 			const clients = { [SITE]: CLIENT, [REFUSED_SITE]: REFUSED, [HOSTILE_SITE]: HOSTILE_CLIENT };

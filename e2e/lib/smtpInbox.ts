@@ -7,6 +7,8 @@
 import { simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 
+import type { N8nRest } from '../../dev/n8n/n8n';
+
 export interface ReceivedEmail {
 	from: string;
 	to: string[];
@@ -65,4 +67,13 @@ export async function startSmtpInbox({ refused = [] }: { refused?: string[] } = 
 		received: () => [...received],
 		close: async () => await new Promise<void>((resolve) => server.close(() => resolve())),
 	};
+}
+
+/** An SMTP credential in n8n pointing at `inbox`, as a user makes one for Send Email: plain SMTP, no login. */
+export async function smtpCredentialFor(rest: N8nRest, inbox: Pick<SmtpInbox, 'host' | 'port'>, name: string): Promise<{ id: string; name: string }> {
+	return await rest.call<{ id: string; name: string }>('POST', '/rest/credentials', {
+		name,
+		type: 'smtp',
+		data: { user: '', password: '', host: inbox.host, port: inbox.port, secure: false, disableStartTls: true },
+	});
 }
