@@ -532,15 +532,18 @@ const EMAIL_SEND = 'n8n-nodes-base.emailSend';
  * 550). n8n's expressions swallow what they throw, so the failure is a value `smtp` cannot take: the Set node's error
  * names the answer.
  */
-export function emailsAsItems(workflow: WorkflowFixture, { refused = [] }: { refused?: string[] } = {}): WorkflowFixture {
+export function emailsAsItems(workflow: WorkflowFixture, { refused = [] }: { refused?: string[] | Record<string, string> } = {}): WorkflowFixture {
+	// The mail server's reply to each refused recipient: 550 unless given (451 a temporary refusal, 501 a malformed address).
+	const replies: Record<string, string> = Array.isArray(refused) ? Object.fromEntries(refused.map((to) => [to, '550 5.1.1'])) : refused;
 	const nodes = workflow.nodes.map((node) => {
 		if (node.type !== EMAIL_SEND) return node;
 		const { fromEmail, toEmail, subject, text, html } = node.parameters as Record<string, string>;
 		const recipient = /^=\{\{([\s\S]*)\}\}$/.exec(toEmail.trim());
 		if (!recipient) throw new Error(`${node.name}: To Email is not one expression, so emailsAsItems cannot answer for it`);
+		// nodemailer's message for a refused recipient, as n8n's Send Email node passes it on.
 		const smtp =
-			`={{ ((to) => !String(to ?? '').trim() ? 'No recipients defined' : ${JSON.stringify(refused)}.includes(to) ` +
-			`? "Can't send mail - all recipients were rejected: 550 5.1.1 <" + to + ">: Recipient address rejected" : 250)(${recipient[1]}) }}`;
+			`={{ ((to, replies) => !String(to ?? '').trim() ? 'No recipients defined' : replies[to] ` +
+			`? "Can't send mail - all recipients were rejected: " + replies[to] + " <" + to + ">: Recipient address rejected" : 250)(${recipient[1]}, ${JSON.stringify(replies)}) }}`;
 		const fields = { from: fromEmail, to: toEmail, subject, text, html };
 		const assignments = [
 			...Object.entries(fields).map(([name, value]) => ({ id: name, name, value, type: 'string' })),
@@ -665,7 +668,7 @@ export const AUDIT_FORM_TABLES = {
 			{ name: 'grade', type: 'string' },
 			{ name: 'issues', type: 'string' },
 			{ name: 'reportUrl', type: 'string' },
-			{ name: 'error', type: 'string' },
+			{ name: 'reason', type: 'string' },
 		],
 	},
 	leads: {

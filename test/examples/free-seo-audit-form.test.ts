@@ -1,3 +1,5 @@
+import fc from 'fast-check';
+
 import { startPhpRankServer } from '../../dev/server';
 import type { PhpRankServer } from '../../dev/server';
 import { AUDIT_FORM_TABLES, auditFormTables, emailsAsItems, loadExampleWorkflow, topIssues } from '../../dev/examples';
@@ -24,10 +26,12 @@ const credentials = () => ({ phpRankApi: { baseUrl: server.url, apiKey: server.a
 
 const submit = async (page: string, email = 'visitor@example.com', consent: string[] = CONSENT): Promise<FormRunResult> =>
 	await submitForm(workflow, { 'Page address': page, 'Your e-mail': email, Consent: consent }, { credentials: credentials(), dataTables: tables });
-const drain = async () => await runWorkflow({ ...workflow, pinData: { [SCHEDULE]: [{ json: { timestamp: new Date().toISOString() } }] } }, { credentials: credentials(), dataTables: tables, startNode: SCHEDULE });
+const drain = async (fixture: WorkflowFixture = workflow) => await runWorkflow({ ...fixture, pinData: { [SCHEDULE]: [{ json: { timestamp: new Date().toISOString() } }] } }, { credentials: credentials(), dataTables: tables, startNode: SCHEDULE });
 const emails = (result: { output: FormRunResult['output'] }) => result.output('Send e-mail').map((item) => item.json as Record<string, string>);
 const requestRows = () => tables.rows(AUDIT_FORM_TABLES.requests.name);
 const leadRows = () => tables.rows(AUDIT_FORM_TABLES.leads.name);
+/** The address phpRank was asked to analyze, by each create. */
+const analyzed = () => server.requests.filter((request) => request.method === 'POST').map((request) => new URLSearchParams(request.rawBody).get('url'));
 const analyses = () => server.requests.filter((request) => request.method === 'POST' || (request.method === 'PUT' && /results=1/.test(request.rawBody))).length;
 /** The report of a page, by the address phpRank analyzed (`'` percent-encoded in its query). */
 const newestReport = (page: string) => server.reports().filter((report) => report.targetUrl === new URL(page).href).at(-1)!;
@@ -53,7 +57,7 @@ describe('examples/free-seo-audit-form.json', () => {
 			['Your e-mail', 'email', true],
 			['Consent', 'checkbox', true],
 		]);
-		expect(workflow.nodes.filter((node) => node.type !== 'n8n-nodes-base.stickyNote').length).toBeLessThanOrEqual(19);
+		expect(workflow.nodes.filter((node) => node.type !== 'n8n-nodes-base.stickyNote').length).toBeLessThanOrEqual(20);
 	});
 
 	it("shows the score, grade, three issues worth most to fix and the report's link, e-mails the same, and keeps the lead", async () => {
@@ -79,7 +83,7 @@ describe('examples/free-seo-audit-form.json', () => {
 		);
 		expect(email.html).toContain(`<ol>${issues.map((issue) => `<li>${issue}</li>`).join('')}</ol>`);
 
-		expect(requestRows()).toEqual([expect.objectContaining({ email: 'visitor@example.com', url: PAGE, host: 'www.brewshop.example', status: 'emailed', attempts: 1, score: report.result, grade: 'bad', issues: issues.join('\n'), reportUrl: `${server.url}/reports/${report.id}`, error: '' })]);
+		expect(requestRows()).toEqual([expect.objectContaining({ email: 'visitor@example.com', url: PAGE, host: 'www.brewshop.example', status: 'emailed', attempts: 1, score: report.result, grade: 'bad', issues: issues.join('\n'), reportUrl: `${server.url}/reports/${report.id}`, reason: '' })]);
 		expect(leadRows()).toEqual([expect.objectContaining({ email: 'visitor@example.com', url: PAGE, status: 'emailed', score: report.result, grade: 'bad', reportUrl: `${server.url}/reports/${report.id}` })]);
 	});
 
@@ -100,30 +104,150 @@ describe('examples/free-seo-audit-form.json', () => {
 		expect(unescape(email.html)).toContain(`<ol>${topIssues(report).map((issue) => `<li>${issue}</li>`).join('')}</ol>`);
 	});
 
+	const NOT_PUBLIC = 'is not on the public web';
+	const LOOPBACK = '127.0.0.1 is not on the public web: it is this machine (a loopback address). We audit public pages only.';
 	it.each([
 		['ftp://example.com/file', 'The address must start with http:// or https://.'],
 		['javascript:alert(1)', 'The address must start with http:// or https://.'],
 		['https://example.com/a b', 'The address holds a character a web address cannot have (a space, | ^ " < or >).'],
+		['http://127.0.0.1:99999/', 'This is not the address of a web page.'],
+		['http://1.2.3.4.5/', 'This is not the address of a web page.'],
+		['http://[::1%25eth0]/', 'This is not the address of a web page.'],
+		['https://user:secret@www.brewshop.example/', 'The address holds a user name or password: please enter the address the public sees.'],
 		['http://localhost:8080/admin', 'localhost is not on the public web: it is this machine (localhost). We audit public pages only.'],
-		['http://127.0.0.1/', '127.0.0.1 is not on the public web: it is this machine (a loopback address). We audit public pages only.'],
+		['http://127.0.0.1/', LOOPBACK],
 		['https://10.1.2.3/', '10.1.2.3 is not on the public web: it is a private network address. We audit public pages only.'],
 		['http://172.20.0.5:3000/', '172.20.0.5 is not on the public web: it is a private network address. We audit public pages only.'],
 		['192.168.1.1', '192.168.1.1 is not on the public web: it is a private network address. We audit public pages only.'],
-		['http://169.254.169.254/latest/meta-data/', '169.254.169.254 is not on the public web: it is a link-local address. We audit public pages only.'],
+		['http://169.254.169.254/latest/meta-data/', '169.254.169.254 is not on the public web: it is the cloud metadata address. We audit public pages only.'],
 		['http://[::1]/', '[::1] is not on the public web: it is this machine (a loopback address). We audit public pages only.'],
 		['http://[fe80::1]/', '[fe80::1] is not on the public web: it is a link-local address. We audit public pages only.'],
 		['http://[fd00::5]/', '[fd00::5] is not on the public web: it is a private network address. We audit public pages only.'],
 		['https://intranet/wiki', 'intranet is not on the public web: it is a name on a local network, not on the public web. We audit public pages only.'],
-		['http://2130706433/', '2130706433 is not on the public web: it is a name on a local network, not on the public web. We audit public pages only.'],
+		// Other spellings of the same addresses, as a URL parser reads them.
+		['http://127.1:8090/', LOOPBACK],
+		['http://127.0.1:8090/', LOOPBACK],
+		['http://0177.0.0.1:8090/', LOOPBACK],
+		['http://0x7f.0.0.1/', LOOPBACK],
+		['http://0x7f.1/', LOOPBACK],
+		['http://2130706433/', LOOPBACK],
+		['http://0x7F000001/', LOOPBACK],
+		['http://017700000001/', LOOPBACK],
+		['http://127.000.000.001/', LOOPBACK],
+		['http://127.0.0.1./', LOOPBACK],
+		['http://%31%32%37.0.0.1/', LOOPBACK],
+		['http://\uff11\uff12\uff17\uff0e\uff10\uff0e\uff10\uff0e\uff11/', LOOPBACK],
+		['http://visitor@127.0.0.1/', LOOPBACK],
+		['http://www.brewshop.example@127.1/', LOOPBACK],
+		['HTTP://127.0.0.1:80/', LOOPBACK],
+		['http:\\\\127.0.0.1\\admin', LOOPBACK],
+		['http:/127.0.0.1/', LOOPBACK],
+		['127.1', LOOPBACK],
+		['http://[0:0:0:0:0:0:0:1]:8080/', '[::1] is not on the public web: it is this machine (a loopback address). We audit public pages only.'],
+		['http://[0:0::1]/', '[::1] is not on the public web: it is this machine (a loopback address). We audit public pages only.'],
+		['http://[::127.0.0.1]/', '[::7f00:1] is not on the public web: it is this machine (a loopback address). We audit public pages only.'],
+		['http://[::ffff:127.0.0.1]/', '[::ffff:7f00:1] is not on the public web: it is this machine (a loopback address). We audit public pages only.'],
+		['http://[0:0:0:0:0:FFFF:7F00:0001]/', '[::ffff:7f00:1] is not on the public web: it is this machine (a loopback address). We audit public pages only.'],
+		['http://[64:ff9b::127.0.0.1]/', '[64:ff9b::7f00:1] is not on the public web: it is this machine (a loopback address). We audit public pages only.'],
+		['http://[2002:7f00:1::]/', '[2002:7f00:1::] is not on the public web: it is this machine (a loopback address). We audit public pages only.'],
+		['http://LOCALHOST./', 'localhost is not on the public web: it is this machine (localhost). We audit public pages only.'],
+		['http://admin.localhost/', 'admin.localhost is not on the public web: it is this machine (localhost). We audit public pages only.'],
+		['http://local%C2%ADhost/', 'localhost is not on the public web: it is this machine (localhost). We audit public pages only.'],
+		['http://\u24db\u24de\u24d2\u24d0\u24db\u24d7\u24de\u24e2\u24e3/', 'localhost is not on the public web: it is this machine (localhost). We audit public pages only.'],
+		['http://0/', '0.0.0.0 is not on the public web: it is this machine (an unspecified address). We audit public pages only.'],
+		['http://0.0.0.0:8080/', '0.0.0.0 is not on the public web: it is this machine (an unspecified address). We audit public pages only.'],
+		['http://[::]/', '[::] is not on the public web: it is this machine (an unspecified address). We audit public pages only.'],
+		['http://0xa9fea9fe/', '169.254.169.254 is not on the public web: it is the cloud metadata address. We audit public pages only.'],
+		['http://[::ffff:169.254.169.254]/', '[::ffff:a9fe:a9fe] is not on the public web: it is the cloud metadata address. We audit public pages only.'],
+		['http://169.254.1.1/', '169.254.1.1 is not on the public web: it is a link-local address. We audit public pages only.'],
+		['http://012.0.0.1/', '10.0.0.1 is not on the public web: it is a private network address. We audit public pages only.'],
+		['http://0xc0a80001/', '192.168.0.1 is not on the public web: it is a private network address. We audit public pages only.'],
+		['http://[::ffff:10.0.0.1]/', '[::ffff:a00:1] is not on the public web: it is a private network address. We audit public pages only.'],
+		['http://100.64.0.1/', '100.64.0.1 is not on the public web: it is a carrier-grade NAT address. We audit public pages only.'],
+		['http://100.127.255.254/', '100.127.255.254 is not on the public web: it is a carrier-grade NAT address. We audit public pages only.'],
+		['http://[fd00:ec2::254]/', '[fd00:ec2::254] is not on the public web: it is a private network address. We audit public pages only.'],
+		['http://[FE80::1]/', '[fe80::1] is not on the public web: it is a link-local address. We audit public pages only.'],
+		['http://224.0.0.1/', '224.0.0.1 is not on the public web: it is a reserved address, not a public one. We audit public pages only.'],
+		['http://metadata.google.internal/computeMetadata/v1/', 'metadata.google.internal is not on the public web: it is a name on a local network, not on the public web. We audit public pages only.'],
 	])('refuses %s before anything is asked of phpRank, and the page says why', async (page, why) => {
 		const result = await submit(page);
 
 		expect(result.error).toBeUndefined();
-		expect(result.completion).toEqual({ node: 'Refusal page', title: 'We could not audit this page', message: `${why.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')}<br /><br />Nothing was analyzed.` });
+		expect(result.completion).toEqual({ node: 'Completion page', title: 'We could not audit this page', message: `${why.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')}<br /><br />Nothing was analyzed.` });
 		expect(server.requests).toEqual([]);
 		expect(emails(result)).toEqual([]);
 		expect(requestRows()).toEqual([]);
 		expect(leadRows()).toEqual([]);
+	});
+
+	it.each([
+		['HTTPS://WWW.Brewshop.EXAMPLE.:443/', 'https://www.brewshop.example/', 'www.brewshop.example'],
+		['www.brewshop.example', 'https://www.brewshop.example/', 'www.brewshop.example'],
+		['https://www.brewshop.example\\shop\\tea?q=1', 'https://www.brewshop.example/shop/tea?q=1', 'www.brewshop.example'],
+		['http://93.184.215.14:8080/', 'http://93.184.215.14:8080/', '93.184.215.14'],
+		['http://0x5d.0xb8.0xd7.0x0e/', 'http://93.184.215.14/', '93.184.215.14'],
+		['http://[2606:4700:0:0:0:0:6810:84E5]/', 'http://[2606:4700::6810:84e5]/', '[2606:4700::6810:84e5]'],
+		['http://172.32.0.1/', 'http://172.32.0.1/', '172.32.0.1'],
+		['http://100.128.0.1/', 'http://100.128.0.1/', '100.128.0.1'],
+	])('accepts the public address %s and asks phpRank for it as parsed: %s', async (page, asked, host) => {
+		const result = await submit(page);
+
+		expect(result.completion?.title).toMatch(/^Your page scores \d+\/100$/);
+		expect(analyzed()).toEqual([asked]);
+		expect(requestRows()).toEqual([expect.objectContaining({ url: asked, host, status: 'emailed' })]);
+	});
+
+	it("reads every address as the URL Standard's parser does (Node.js's URL): the same host, and never a public answer for a host it reads as internal", () => {
+		const code = (workflow.nodes.find((node) => node.name === 'Check the request')!.parameters as { jsCode: string }).jsCode;
+		const check = (page: string) => {
+			const form = { 'Page address': page, 'Your e-mail': 'visitor@example.com', Consent: CONSENT };
+			const run = new Function('$', '$now', code) as (node: unknown, now: unknown) => Array<{ json: { host: string; url: string; status: string; reason: string } }>;
+			return run(() => ({ first: () => ({ json: form }) }), { toUTC: () => ({ toFormat: () => '2026-12-02' }) })[0].json;
+		};
+		const decimal = fc.integer({ min: 0, max: 300 }).map(String);
+		const octal = fc.integer({ min: 0, max: 300 }).map((n) => `0${n.toString(8)}`);
+		const hex = fc.integer({ min: 0, max: 300 }).map((n) => `0x${n.toString(16)}`);
+		const ipv4Part = fc.oneof(decimal, octal, hex, fc.constantFrom('0', '127', '0x7f', '0177', '255', '256', '08', '0x', ''));
+		const ipv4 = fc.oneof(
+			fc.array(ipv4Part, { minLength: 1, maxLength: 5 }).map((parts) => parts.join('.')),
+			fc.integer({ min: 0, max: 2 ** 32 + 5 }).map((n) => fc.sample(fc.constantFrom(String(n), `0x${n.toString(16)}`, `0${n.toString(8)}`), 1)[0]),
+		);
+		const piece = fc.oneof(fc.integer({ min: 0, max: 0xffff }).map((n) => n.toString(16)), fc.constantFrom('0', 'ffff', 'FFFF', '7f00', '0001', 'fe80', 'fd00', '64', 'ff9b', '2002', '2001', 'db8'));
+		const ipv6 = fc
+			.tuple(fc.array(piece, { maxLength: 8 }), fc.boolean(), fc.array(piece, { maxLength: 7 }), fc.option(fc.constantFrom('127.0.0.1', '10.0.0.1', '169.254.169.254', '8.8.8.8', '01.2.3.4'), { nil: undefined }))
+			.map(([head, compressed, tail, embedded]) => `[${head.join(':')}${compressed ? '::' : head.length && tail.length ? ':' : ''}${[...tail, ...(embedded ? [embedded] : [])].join(':')}]`);
+		const name = fc.constantFrom('localhost', 'LocalHost', 'admin.localhost', 'intranet', 'www.brewshop.example', 'metadata.google.internal', 'xn--bcher-kva.de', 'b\u00fccher.de');
+		const spelled = (host: string) =>
+			fc.constantFrom(
+				host,
+				`${host}.`,
+				host.toUpperCase(),
+				host.replace(/[0-9.]/g, (char) => `%${char.charCodeAt(0).toString(16)}`),
+				host.replace(/[0-9a-z.]/gi, (char) => (char === '.' ? '\u3002' : String.fromCharCode(char.charCodeAt(0) + 0xfee0))),
+			);
+		const address = fc.tuple(fc.oneof(ipv4, ipv6, name).chain(spelled), fc.constantFrom('http', 'https', 'HTTP'), fc.constantFrom('', ':8080', ':0', ':65536'), fc.constantFrom('', 'user@', 'a:b@'));
+
+		fc.assert(
+			fc.property(address, ([host, scheme, port, userinfo]) => {
+				const page = `${scheme}://${userinfo}${host}${port}/path?q`;
+				let parsed: URL | undefined;
+				try {
+					parsed = new URL(page);
+				} catch {
+					parsed = undefined;
+				}
+				const ours = check(page);
+				if (parsed === undefined || /[^\x00-\x7f]/.test(parsed.hostname)) return;
+				// Read as written by the parser, the address is decided on its plain form: the same host, the same answer.
+				const plain = check(`${parsed.protocol}//${parsed.host}${parsed.pathname}${parsed.search}`);
+				expect(plain.host).toBe(parsed.hostname.replace(/\.$/, ''));
+				if (ours.status === 'refused' && ours.reason.startsWith('The address holds a user name')) return;
+				// A name in another script stays so (phpRank's fetch writes it in punycode): public for the parser too.
+				if (/[^\x00-\x7f]/.test(ours.host)) return expect(plain.reason).not.toContain(NOT_PUBLIC);
+				expect([ours.host, ours.status, ours.reason.includes(NOT_PUBLIC)]).toEqual([plain.host, plain.status, plain.reason.includes(NOT_PUBLIC)]);
+			}),
+			{ numRuns: 3000, seed: 20261202 },
+		);
 	});
 
 	it('refuses a visitor without consent or without a valid e-mail address', async () => {
@@ -184,7 +308,7 @@ describe('examples/free-seo-audit-form.json', () => {
 		expect(queued.completion?.title).toBe('Your report is on its way');
 		expect(queued.completion?.message).toBe("Our SEO service is busy right now. Your report of https://shop.example/search?q=cold&amp;who=it's comes by e-mail to o'brien+seo@tea.example in a few minutes.");
 		expect(emails(queued)).toEqual([]);
-		expect(requestRows()[1]).toMatchObject({ email: ODD_EMAIL, url: ODD_PAGE, status: 'queued', error: expect.stringContaining('429') });
+		expect(requestRows()[1]).toMatchObject({ email: ODD_EMAIL, url: ODD_PAGE, status: 'queued', reason: expect.stringContaining('429') });
 		expect(leadRows()[1]).toMatchObject({ email: ODD_EMAIL, status: 'queued' });
 
 		// Still spent a moment later: the drain leaves it queued and sends nothing.
@@ -232,17 +356,96 @@ describe('examples/free-seo-audit-form.json', () => {
 		expect(analyses()).toBe(12);
 	});
 
-	it('an e-mail the mail server refuses stays queued and is sent by the schedule, once', async () => {
-		const refusing = emailsAsItems(loadExampleWorkflow(FILE), { refused: ['visitor@example.com'] });
-		const result = await submitForm(refusing, { 'Page address': PAGE, 'Your e-mail': 'visitor@example.com', Consent: CONSENT }, { credentials: credentials(), dataTables: tables });
+	it.each([
+		['550 5.1.1', 'unknown@tea.example'],
+		['501 5.1.3', 'malformed@tea.example'],
+	])("an address the mail server refuses for good (%s): the visitor sees the score and why no e-mail comes; the request and the lead end as addressRefused, never tried again", async (reply, to) => {
+		const refusing = emailsAsItems(loadExampleWorkflow(FILE), { refused: { [to]: reply } });
+		const result = await submitForm(refusing, { 'Page address': PAGE, 'Your e-mail': to, Consent: CONSENT }, { credentials: credentials(), dataTables: tables });
+		const report = newestReport(PAGE);
 
-		expect(result.completion?.title).toBe('Your report is on its way');
-		expect(requestRows()).toEqual([expect.objectContaining({ status: 'queued', error: expect.stringContaining('550') })]);
+		expect(result.completion?.title).toBe(`Your page scores ${report.result}/100`);
+		expect(result.completion?.message).toContain(`We could not e-mail it to ${to}: the mail server refused the address.`);
+		expect(requestRows()).toEqual([expect.objectContaining({ status: 'addressRefused', reason: expect.stringMatching(new RegExp(`^The mail server refused the address: .*${reply}`)), score: report.result })]);
+		expect(leadRows()).toEqual([expect.objectContaining({ requestId: requestRows()[0].id, status: 'addressRefused', score: report.result })]);
+		const asked = server.requests.length;
+		for (let run = 0; run < 3; run++) {
+			jest.setSystemTime(Date.now() + 61 * MINUTE);
+			expect((await drain(refusing)).executedNodes).toEqual([SCHEDULE, 'Queued requests']);
+		}
+		expect(server.requests.length).toBe(asked);
+	});
+
+	it('a temporary refusal (451): the visitor is told the e-mail comes in a few minutes; the schedule sends it once the mail server takes it, once', async () => {
+		const busy = emailsAsItems(loadExampleWorkflow(FILE), { refused: { 'visitor@example.com': '451 4.7.1' } });
+		const result = await submitForm(busy, { 'Page address': PAGE, 'Your e-mail': 'visitor@example.com', Consent: CONSENT }, { credentials: credentials(), dataTables: tables });
+
+		expect(result.completion?.title).toMatch(/^Your page scores \d+\/100$/);
+		expect(result.completion?.message).toContain('It comes by e-mail to visitor@example.com in a few minutes.');
+		expect(requestRows()).toEqual([expect.objectContaining({ status: 'queued', reason: expect.stringMatching(/^E-mail try 1 of 8 failed: .*451 4\.7\.1/) })]);
 		jest.setSystemTime(Date.now() + MINUTE);
-		const drained = await drain();
-		expect(emails(drained).map((email) => email.to)).toEqual(['visitor@example.com']);
-		expect(requestRows()).toEqual([expect.objectContaining({ status: 'emailed' })]);
-		expect(leadRows()).toEqual([expect.objectContaining({ requestId: requestRows()[0].id, status: 'emailed' })]);
+		expect(emails(await drain(busy)).map((email) => email.error ?? email.smtp)).toEqual([expect.stringContaining('451 4.7.1')]);
+		expect(requestRows()).toEqual([expect.objectContaining({ status: 'queued', attempts: 2, reason: expect.stringMatching(/^E-mail try 2 of 8 failed/) })]);
+		jest.setSystemTime(Date.now() + 2 * MINUTE);
+		const sent = await drain();
+		expect(emails(sent).map((email) => [email.to, email.smtp])).toEqual([['visitor@example.com', 250]]);
+		expect(requestRows()).toEqual([expect.objectContaining({ status: 'emailed', attempts: 3, reason: '' })]);
+		expect(leadRows()).toEqual([expect.objectContaining({ status: 'emailed' })]);
+		jest.setSystemTime(Date.now() + 61 * MINUTE);
+		expect((await drain()).executedNodes).toEqual([SCHEDULE, 'Queued requests']);
 		expect(analyses()).toBe(1);
+	});
+
+	it('a temporary refusal that never passes: tried 8 times in all, a phpRank look-up each, then failed, the lead too, and left alone', async () => {
+		const busy = emailsAsItems(loadExampleWorkflow(FILE), { refused: { 'visitor@example.com': '421 4.3.2' } });
+		await submitForm(busy, { 'Page address': PAGE, 'Your e-mail': 'visitor@example.com', Consent: CONSENT }, { credentials: credentials(), dataTables: tables });
+		const tries = [requestRows()[0].reason];
+		for (let run = 0; run < 10; run++) {
+			jest.setSystemTime(Date.now() + 61 * MINUTE);
+			await drain(busy);
+			if (requestRows()[0].reason !== tries.at(-1)) tries.push(requestRows()[0].reason);
+		}
+
+		expect(tries.map((reason) => String(reason).split(':')[0])).toEqual([1, 2, 3, 4, 5, 6, 7, 8].map((n) => `E-mail try ${n} of 8 failed`));
+		expect(requestRows()).toEqual([expect.objectContaining({ status: 'failed', attempts: 8 })]);
+		expect(leadRows()).toEqual([expect.objectContaining({ status: 'failed' })]);
+		expect(analyses()).toBe(1);
+		expect(server.requests.filter((request) => request.method === 'GET')).toHaveLength(8);
+	});
+
+	describe('a burst: requests sent at once, as n8n runs form executions in parallel', () => {
+		it('six from one new e-mail address within the same moment: three audits (the first three recorded), three refused', async () => {
+			const pages = Array.from({ length: 6 }, (_, n) => `https://shop-${n}.example/`);
+			const results = await Promise.all(pages.map(async (page) => await submit(page, 'eager@example.com')));
+
+			const titles = results.map((result) => result.completion?.title);
+			expect(titles.filter((title) => /^Your page scores/.test(String(title)))).toHaveLength(3);
+			expect(results.filter((result) => result.completion?.message.startsWith('You have had 3 free audits today'))).toHaveLength(3);
+			const rows = [...requestRows()].sort((a, b) => Number(a.id) - Number(b.id));
+			expect(rows.map((row) => row.status)).toEqual(['emailed', 'emailed', 'emailed', 'refused', 'refused', 'refused']);
+			expect(analyses()).toBe(3);
+			expect(leadRows()).toHaveLength(3);
+			// The refused ones never become audits: the schedule leaves them.
+			jest.setSystemTime(Date.now() + 61 * MINUTE);
+			expect((await drain()).executedNodes).toEqual([SCHEDULE, 'Queued requests']);
+		});
+
+		it("twelve visitors asking for one site at once: its ten a day, two refused naming the site", async () => {
+			const results = await Promise.all(Array.from({ length: 12 }, async (_, n) => await submit(`https://popular.example/page-${n}`, `v${n}@example.com`)));
+
+			expect(results.filter((result) => /^Your page scores/.test(String(result.completion?.title)))).toHaveLength(10);
+			expect(results.filter((result) => result.completion?.message.startsWith('popular.example has had 10 free audits today'))).toHaveLength(2);
+			expect(analyses()).toBe(10);
+		});
+
+		it('twenty visitors at once: every one gets the form\'s answer, every e-mail is sent once, no request is left queued', async () => {
+			const visitors = Array.from({ length: 20 }, (_, n) => ({ page: `https://site-${n}.example/`, email: `visitor-${n}@example.com` }));
+			const results = await Promise.all(visitors.map(async ({ page, email }) => await submit(page, email)));
+
+			expect(results.map((result) => [result.error, result.completion?.title.startsWith('Your page scores')])).toEqual(visitors.map(() => [undefined, true]));
+			expect(results.flatMap((result) => emails(result).map((email) => email.to)).sort()).toEqual(visitors.map(({ email }) => email).sort());
+			expect(requestRows().map((row) => row.status)).toEqual(visitors.map(() => 'emailed'));
+			expect(leadRows().map((row) => row.status)).toEqual(visitors.map(() => 'emailed'));
+		});
 	});
 });
