@@ -178,7 +178,9 @@ export type SiteAuditOutcome = 'created' | 'reanalyzed' | 'existing';
 
 /**
  * What the audit did with `report`, told from the server's reports before the run: a report it did not hold was
- * created, one analyzed since was re-analyzed, one untouched was fresh.
+ * created, one analyzed since was re-analyzed, one untouched was fresh. `before` must be the reports as the run found
+ * them (after any ageing): generated_at counts whole seconds, so a report as it was at an earlier moment can have the
+ * very generated_at its re-analysis within that second gives.
  */
 export function siteAuditOutcome(before: ReportState[], report: ReportState): SiteAuditOutcome {
 	const previous = before.find((candidate) => candidate.id === report.id);
@@ -328,11 +330,11 @@ export const HISTORY_NOT_SAVED =
 
 /**
  * The message the site audit examples make of a run of Site > Audit (its items, one per URL found, in its order): the
- * pages analyzed as phpRank holds their reports after the run (`before`: its reports before, to tell created,
- * re-analyzed and fresh apart and the checks newly failing), the broken links with the pages and anchor texts linking
- * to them, orphans, the deepest pages, the issues by what fixing them is worth (`points`, phpRank's by default), the
- * worst pages, the trend against `previousAverages` (the site's earlier runs, newest first), and whether the history
- * was saved. Lists show five, or ten for broken links and orphans, with ties and the rest counted.
+ * pages analyzed as phpRank holds their reports after the run (`before`: its reports as the run found them, to tell
+ * created, re-analyzed and fresh apart and the checks newly failing), the broken links with the pages and anchor texts
+ * linking to them, orphans, the deepest pages, the issues by what fixing them is worth (`points`, phpRank's by
+ * default), the worst pages, the trend against `previousAverages` (the site's earlier runs, newest first), and whether
+ * the history was saved. Lists show five, or ten for broken links and orphans, with ties and the rest counted.
  */
 export function siteAuditSummary(
 	server: Pick<PhpRankServer, 'url' | 'reports'>,
