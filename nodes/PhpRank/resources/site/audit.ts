@@ -1,4 +1,4 @@
-import { NodeOperationError } from 'n8n-workflow';
+import { NodeOperationError, sleep } from 'n8n-workflow';
 import type {
 	IDataObject,
 	IExecutePaginationFunctions,
@@ -21,7 +21,7 @@ import { analyzerOf, IF_REPORT_EXISTS, ifReportExistsField } from '../report/cre
 import type { CreateOutcome } from '../report/create';
 import { reportAddressOf } from '../report/existingReport';
 import { SiteReports } from '../report/siteReports';
-import { Crawl, isBroken, linkedFromOf, pathPatterns, Robots } from './crawler';
+import { Crawl, indexabilityOf, isBroken, linkedFromOf, MAX_CRAWL_DELAY_SECONDS, pathPatterns, Robots, siteKeyOf } from './crawler';
 import type { CrawledPage, Fetch, Fetched } from './crawler';
 import { readSitemaps, SitemapError } from './sitemaps';
 
@@ -51,9 +51,13 @@ const MAX_DEPTH_FIELD = 'Max Depth';
 
 const DEFAULT_MAX_PAGES = 500;
 
-// A customer's site, not phpRank: a couple of requests at a time, named as ours.
+// A customer's site, not phpRank: a couple of requests at a time (one at a time under a Crawl-delay), named as ours.
 const SITE_CONCURRENCY = 2;
-export const USER_AGENT = 'Mozilla/5.0 (compatible; n8n-nodes-phprank; +https://github.com/n8n-nodes-phprank/n8n-nodes-phprank)';
+/** The crawler's name (its product token): the User-agent a robots.txt group names it by. */
+export const CRAWLER_NAME = 'n8n-nodes-phprank';
+export const USER_AGENT = `Mozilla/5.0 (compatible; ${CRAWLER_NAME}; +https://github.com/n8n-nodes-phprank/n8n-nodes-phprank)`;
+/** A Crawl-delay's wait is cut into slices this long, to notice a stopped execution. */
+const PACE_SLICE_MS = 500;
 const PAGE_TIMEOUT_SECONDS = 30;
 
 // Pages found and waiting for phpRank, at most: the crawl keeps ahead of the analyses without taking their CPU time
@@ -128,7 +132,15 @@ export const siteAuditOptions: INodeProperties[] = [
 		name: 'respectRobotsTxt',
 		type: 'boolean',
 		default: true,
-		description: "Whether to leave the pages robots.txt disallows for every crawler (User-agent: *) unfetched, listed with outcome blocked",
+		description: `Whether to keep to robots.txt (its group for ${CRAWLER_NAME}, else User-agent: *): the pages it disallows listed with outcome blocked, unfetched, and its Crawl-delay (up to ${MAX_CRAWL_DELAY_SECONDS} s) between requests`,
+	},
+	{
+		displayName: 'Analyze Non-Indexable Pages',
+		name: 'analyzeNonIndexable',
+		type: 'boolean',
+		default: false,
+		description: 'Whether to send phpRank the pages search engines may not index too (noindex, or a canonical URL naming another page)',
+		hint: 'Off, they are listed with outcome notAnalyzed and their indexability, and phpRank is not asked',
 	},
 ];
 
@@ -153,6 +165,7 @@ interface AuditSettings {
 	leaveOut: string[];
 	checkExternal: boolean;
 	respectRobots: boolean;
+	analyzeNonIndexable: boolean;
 	includeResults: boolean;
 	/** What each page's create sends beside its URL. */
 	body: IDataObject;
@@ -186,6 +199,7 @@ function settingsOf(context: IExecuteSingleFunctions): AuditSettings {
 			.filter((pattern) => pattern !== ''),
 		checkExternal: parseBoolean(context, 'Check External Links', options.checkExternalLinks ?? false),
 		respectRobots: parseBoolean(context, 'Respect robots.txt', options.respectRobotsTxt ?? true),
+		analyzeNonIndexable: parseBoolean(context, 'Analyze Non-Indexable Pages', options.analyzeNonIndexable ?? false),
 		// Off unless added and on: every check's entry of hundreds of pages is megabytes, and failedChecks stay.
 		includeResults: parseBoolean(context, 'Include Per-Check Results', options.includeResults ?? false),
 		body,
@@ -224,6 +238,7 @@ function bytesOf(body: unknown): Buffer {
 /** The site's pages fetched with n8n's request helper: no redirect followed, a User-Agent naming the package. */
 function siteFetch(context: IExecutePaginationFunctions, timeoutSeconds: number): Fetch {
 	return async (url: string): Promise<Fetched> => {
+		const started = Date.now();
 		const response = (await context.helpers
 			.httpRequest({
 				method: 'GET',
@@ -241,7 +256,39 @@ function siteFetch(context: IExecutePaginationFunctions, timeoutSeconds: number)
 			.catch((error: unknown) => {
 				throw new Error(failureReason(error, timeoutSeconds));
 			})) as IN8nHttpFullResponse;
-		return { status: response.statusCode, headers: headersOf(response), body: bytesOf(response.body) };
+		return { status: response.statusCode, headers: headersOf(response), body: bytesOf(response.body), ms: Date.now() - started };
+	};
+}
+
+/**
+ * The requests to the site (its host, with or without www.) one at a time, each `delaySeconds` after the answer
+ * before it (robots.txt's Crawl-delay); requests to other hosts as they come. The first waits from now: robots.txt
+ * has just answered.
+ */
+function pacedFetch(fetch: Fetch, site: URL, delaySeconds: number, isCancelled: () => boolean): Fetch {
+	const siteKey = siteKeyOf(site);
+	let answeredAt = Date.now();
+	let previous: Promise<void> = Promise.resolve();
+	return async (url: string): Promise<Fetched> => {
+		let onSite: boolean;
+		try {
+			onSite = siteKeyOf(new URL(url)) === siteKey;
+		} catch {
+			onSite = false;
+		}
+		if (!onSite) return await fetch(url);
+		const before = previous;
+		let done = () => {};
+		previous = new Promise<void>((resolve) => (done = resolve));
+		try {
+			await before;
+			const at = answeredAt + delaySeconds * 1000;
+			while (!isCancelled() && Date.now() < at) await sleep(Math.min(PACE_SLICE_MS, at - Date.now()));
+			return await fetch(url);
+		} finally {
+			answeredAt = Date.now();
+			done();
+		}
 	};
 }
 
@@ -266,7 +313,7 @@ async function auditSite(this: IExecutePaginationFunctions, requestData: Request
 	const options = this.getNodeParameter('options', {}) as IDataObject;
 	const maxWait = typeof options.maxWait === 'number' && options.maxWait > 0 ? options.maxWait : PAGE_TIMEOUT_SECONDS;
 	const timeoutSeconds = Math.min(PAGE_TIMEOUT_SECONDS, maxWait);
-	const fetch = siteFetch(this, timeoutSeconds);
+	let fetch = siteFetch(this, timeoutSeconds);
 	const isCancelled = () => client.isCancelled();
 	const start = new URL(settings.siteUrl);
 	const origin = start.origin;
@@ -279,8 +326,11 @@ async function auditSite(this: IExecutePaginationFunctions, requestData: Request
 	if (settings.respectRobots || usesSitemaps) {
 		const answer = await fetch(`${origin}/robots.txt`).catch((error: Error) => unreachable(error.message));
 		// A robots.txt that is missing, fails (5xx) or is no robots.txt (an HTML page) leaves every page allowed.
-		robots = answer.status === 200 ? Robots.parse(answer.body.toString('utf8')) : undefined;
+		robots = answer.status === 200 ? Robots.parse(answer.body.toString('utf8'), CRAWLER_NAME) : undefined;
 	}
+	// robots.txt's Crawl-delay paces every request to the site from here on: the sitemaps' and the pages'.
+	const crawlDelaySeconds = settings.respectRobots ? (robots?.crawlDelaySeconds ?? null) : null;
+	if (crawlDelaySeconds !== null) fetch = pacedFetch(fetch, start, crawlDelaySeconds, isCancelled);
 
 	let sitemapPages: string[] = [];
 	if (usesSitemaps) {
@@ -323,7 +373,8 @@ async function auditSite(this: IExecutePaginationFunctions, requestData: Request
 		maxPages: settings.maxPages,
 		isLeftOut: (url) => leftOut(url),
 		checkExternal: settings.checkExternal,
-		concurrency: SITE_CONCURRENCY,
+		concurrency: crawlDelaySeconds === null ? SITE_CONCURRENCY : 1,
+		handNonIndexable: settings.analyzeNonIndexable,
 		isCancelled,
 		onPage: (page) => {
 			const pageClient = client.forRequest(
@@ -363,9 +414,10 @@ async function auditSite(this: IExecutePaginationFunctions, requestData: Request
 	const startPage = pages[0];
 	if (startPage?.url === start.href && startPage.failure !== undefined && pages.every((page) => page.status === null)) unreachable(startPage.failure);
 
+	const crawlFacts: CrawlFacts = { crawlDelaySeconds, robotsAgent: robots?.agent ?? '*' };
 	const items: IDataObject[] = [];
 	for (const page of pages) {
-		const item = auditItem(crawl, page, settings, settled.get(page.url));
+		const item = auditItem(crawl, page, settings, crawlFacts, settled.get(page.url));
 		// Each analysis is let go once its item holds its report: the items and the analyses are never all held twice.
 		settled.delete(page.url);
 		if (item !== undefined) items.push(item);
@@ -378,13 +430,25 @@ function readsSiteReports(context: IExecutePaginationFunctions): boolean {
 	return context.getNodeParameter('ifReportExists', IF_REPORT_EXISTS.reanalyzeIfOlder) !== IF_REPORT_EXISTS.createAnother;
 }
 
-/** The item of one URL found: what the crawl knows of it, and for an analyzed page its report as Report > Create outputs it. */
+/** What the whole crawl kept to: robots.txt's Crawl-delay (null: none) and the User-agent whose rules applied. */
+interface CrawlFacts {
+	crawlDelaySeconds: number | null;
+	robotsAgent: string;
+}
+
+/**
+ * The item of one URL found: what the crawl knows of it (whether it may be indexed, what its page says of itself),
+ * and for an analyzed page its report as Report > Create outputs it.
+ */
 function auditItem(
 	crawl: Crawl,
 	page: CrawledPage,
 	settings: AuditSettings,
+	crawlFacts: CrawlFacts,
 	analysis: Analysis | undefined,
 ): IDataObject | undefined {
+	const indexability = indexabilityOf(page);
+	const facts = page.facts;
 	let outcome: string;
 	let reason: string | null = null;
 	let redirectsTo: string | null = null;
@@ -395,7 +459,8 @@ function auditItem(
 		else if (isBroken(page)) outcome = AUDIT_OUTCOME.broken;
 		else return undefined;
 	} else if (page.skipped === 'blocked') {
-		[outcome, reason] = [AUDIT_OUTCOME.blocked, 'Disallowed by robots.txt for every crawler (User-agent: *)'];
+		const agent = crawlFacts.robotsAgent;
+		[outcome, reason] = [AUDIT_OUTCOME.blocked, agent === '*' ? 'Disallowed by robots.txt for every crawler (User-agent: *)' : `Disallowed by robots.txt for this crawler (User-agent: ${agent})`];
 	} else if (page.tooDeep) {
 		[outcome, reason] = [AUDIT_OUTCOME.notAnalyzed, `More than ${MAX_DEPTH_FIELD} (${String(settings.maxDepth)}) clicks from ${SITE_URL_FIELD}`];
 	} else if (page.failure !== undefined) {
@@ -409,6 +474,12 @@ function auditItem(
 	} else if (analysis !== undefined) {
 		if ('failure' in analysis) [outcome, reason] = [AUDIT_OUTCOME.failed, `phpRank: ${analysis.failure}`];
 		else [outcome, report] = [analysis.outcome, analysis.report];
+	} else if (page.skipped === 'nofollow') {
+		[outcome, reason] = [AUDIT_OUTCOME.notAnalyzed, 'Linked only by nofollow links, which are not followed'];
+	} else if (indexability === 'noindex') {
+		[outcome, reason] = [AUDIT_OUTCOME.notAnalyzed, `Not indexable: noindex in ${facts?.noindex ?? 'the page'}`];
+	} else if (indexability === 'canonicalized') {
+		[outcome, reason] = [AUDIT_OUTCOME.notAnalyzed, `Not indexable: its canonical URL is ${facts?.canonical ?? 'another page'}`];
 	} else if (page.status !== null) {
 		[outcome, reason] = [AUDIT_OUTCOME.notAnalyzed, page.status === 200 ? `Not an HTML page (${page.contentType ?? 'no Content-Type'})` : `Answered ${page.status}`];
 	} else {
@@ -429,9 +500,21 @@ function auditItem(
 		redirectsTo,
 		orphan: page.inSitemap && page.inlinks === 0 && page.depth !== 0 && !page.external,
 		externalLinks: page.externalLinks,
+		indexable: indexability === 'indexable',
+		indexability,
+		title: facts?.title ?? null,
+		metaDescription: facts?.metaDescription ?? null,
+		h1: facts?.h1 ?? null,
+		canonical: facts?.canonical ?? null,
+		canonicalConflict: facts?.canonicalConflict ?? false,
+		nofollow: facts?.nofollow ?? false,
+		redirectChain: crawl.redirectChainOf(page),
+		responseMs: page.responseMs,
+		htmlBytes: page.htmlBytes,
+		crawlDelaySeconds: crawlFacts.crawlDelaySeconds,
 		...report,
 	};
 }
 
 export const siteAuditForAgents =
-	'Audit a whole web site: find its pages from its sitemaps and links (Site URL is the start page) and analyze each in phpRank. Returns one item per URL found: url, outcome (created, existing, reanalyzed, broken, failed, notAnalyzed, blocked or redirected), reason, status (HTTP), depth (clicks from the start page), foundIn, inlinks, linkedFrom (pages and anchor texts linking to it), redirectsTo, orphan, and for analyzed pages the report (id, result, grade, failedChecks, failedCheckNames, reportUrl). It can take long: one phpRank analysis per page.';
+	"Audit a whole web site: find its pages from its sitemaps and links as search engines' crawlers do (robots.txt and its Crawl-delay, robots meta tags, X-Robots-Tag, nofollow; Site URL is the start page) and analyze each indexable page in phpRank. Returns one item per URL found: url, outcome (created, existing, reanalyzed, broken, failed, notAnalyzed, blocked or redirected), reason, status (HTTP), depth (clicks from the start page), foundIn, inlinks, linkedFrom (pages and anchor texts linking to it), redirectsTo, redirectChain, orphan, indexable, indexability (indexable, noindex, canonicalized, blocked, redirected, broken, notHtml, failed or notFetched), title, metaDescription, h1, canonical, nofollow, and for analyzed pages the report (id, result, grade, failedChecks, failedCheckNames, reportUrl). It can take long: one phpRank analysis per page.";

@@ -1,14 +1,17 @@
 /**
  * The crawler of Site > Audit: the pages of one site, found breadth first from its start page by their links, as
- * search engines' crawlers find them. It knows nothing of phpRank: it fetches with the function it is given, and
- * hands each page that answered 200 with HTML to `onPage` in the order found, while it goes on.
+ * search engines' crawlers find them: robots.txt's rules, a page's robots meta tag and X-Robots-Tag header (noindex,
+ * nofollow), `rel="nofollow"` links and canonical URLs. It knows nothing of phpRank: it fetches with the function it
+ * is given, and hands each indexable page that answered 200 with HTML to `onPage` in the order found, while it goes on.
  */
 
-/** An answer of the site: status, headers in lower case, body bytes. */
+/** An answer of the site: status, headers in lower case, body bytes, and how long it took. */
 export interface Fetched {
 	status: number;
 	headers: Record<string, string>;
 	body: Buffer;
+	/** Milliseconds from sending the request until the whole answer was read. */
+	ms: number;
 }
 
 /** Fetches one URL without following redirects; rejects when no answer came (its message says why). */
@@ -19,6 +22,30 @@ export interface LinkFrom {
 	url: string;
 	text: string;
 }
+
+/** A link of a page: where it leads, its anchor text, and whether its `rel` says nofollow. */
+export interface PageLink extends LinkFrom {
+	nofollow: boolean;
+}
+
+/** What a page's HTML and headers say of it beyond its links. */
+export interface PageFacts {
+	/** The first `<title>`, `<meta name="description">` and `<h1>`: entities decoded, whitespace collapsed; null when none. */
+	title: string | null;
+	metaDescription: string | null;
+	h1: string | null;
+	/** The first canonical URL (`<link rel="canonical">`, else the `Link` header's), absolute, without fragment. */
+	canonical: string | null;
+	/** Canonical URLs that disagree: the page names more than one. */
+	canonicalConflict: boolean;
+	/** Where noindex (or none) was said, for every robot: `meta robots`, `X-Robots-Tag` or both; null when not. */
+	noindex: string | null;
+	/** Nofollow (or none) said for every robot: the page's links are counted, not followed. */
+	nofollow: boolean;
+}
+
+/** Whether a URL may be indexed, or why not. */
+export type Indexability = 'indexable' | 'noindex' | 'canonicalized' | 'blocked' | 'redirected' | 'broken' | 'notHtml' | 'failed' | 'notFetched';
 
 /** What the crawl knows of one URL of the site. */
 export interface CrawledPage {
@@ -31,8 +58,11 @@ export interface CrawledPage {
 	status: number | null;
 	/** Where a redirect points (the next hop; see `landingOf`). */
 	location: string | null;
-	/** Why it was not fetched: robots.txt disallows it, or the crawl ended first (Max Pages). */
-	skipped?: 'blocked' | 'notFetched';
+	/**
+	 * Why it was not fetched: robots.txt disallows it, the crawl ended first (Max Pages), or only nofollow links lead
+	 * to it.
+	 */
+	skipped?: 'blocked' | 'notFetched' | 'nofollow';
 	/** Why no answer came, or a redirect that leads nowhere. */
 	failure?: string;
 	/** A 200 with HTML: a page to analyze. */
@@ -50,6 +80,12 @@ export interface CrawledPage {
 	handed: boolean;
 	/** Deeper than the depth allowed: listed, not fetched. */
 	tooDeep: boolean;
+	/** What an HTML page says of itself; null for any other answer. */
+	facts: PageFacts | null;
+	/** Milliseconds until its whole answer was read; null when not fetched. */
+	responseMs: number | null;
+	/** The size of an HTML page's answer; null for any other. */
+	htmlBytes: number | null;
 }
 
 export interface CrawlSettings {
@@ -67,6 +103,8 @@ export interface CrawlSettings {
 	checkExternal: boolean;
 	/** Requests to the site at once: a customer's site, crawled gently. */
 	concurrency: number;
+	/** Hand the HTML pages that are not indexable (noindex, canonicalized) to `onPage` too. */
+	handNonIndexable: boolean;
 	onPage: (page: CrawledPage) => void;
 	/** Resolves once the crawl may fetch more: the pages handed over are taken up no faster than phpRank analyzes them. */
 	ready: () => Promise<void>;
@@ -91,6 +129,27 @@ function isRedirect(status: number | null): boolean {
 /** A broken target: it answered 400 or more. */
 export function isBroken(page: CrawledPage): boolean {
 	return page.status !== null && page.status >= 400;
+}
+
+/**
+ * Whether a URL may be indexed, as search engines decide: only a page that answered 200 with HTML, says no noindex
+ * and names no other URL as its canonical (compared without fragments).
+ */
+export function indexabilityOf(page: CrawledPage): Indexability {
+	if (page.skipped === 'blocked') return 'blocked';
+	if (page.status === null) return page.failure !== undefined ? 'failed' : 'notFetched';
+	if (isRedirect(page.status)) return 'redirected';
+	if (isBroken(page)) return 'broken';
+	if (!page.isHtml || page.facts === null) return 'notHtml';
+	if (page.facts.noindex !== null) return 'noindex';
+	if (page.facts.canonical !== null && page.facts.canonical !== page.url) return 'canonicalized';
+	return 'indexable';
+}
+
+/** A hop of a redirect chain: a URL and what it answered (null: not fetched). */
+export interface RedirectHop {
+	url: string;
+	status: number | null;
 }
 
 /** The crawl of a site: `run` fetches, `pages` lists every URL found, in the order found. */
@@ -129,6 +188,25 @@ export class Crawl {
 			current = found;
 		}
 		return { landing: chain[chain.length - 1] };
+	}
+
+	/**
+	 * Every hop of a redirecting URL's chain, itself first, until the URL it lands on (included), a URL met again (a
+	 * loop, included), or MAX_REDIRECTS hops; null for a URL that does not redirect.
+	 */
+	redirectChainOf(page: CrawledPage): RedirectHop[] | null {
+		if (page.location === null) return null;
+		const hops: RedirectHop[] = [{ url: page.url, status: page.status }];
+		const seen = new Set([page.url]);
+		let current = page;
+		while (isRedirect(current.status) && current.location !== null && hops.length <= MAX_REDIRECTS) {
+			const next = this.pagesByUrl.get(current.location);
+			hops.push({ url: current.location, status: next?.status ?? null });
+			if (next === undefined || seen.has(next.url)) break;
+			seen.add(next.url);
+			current = next;
+		}
+		return hops;
 	}
 
 	isOnSite(url: URL): boolean {
@@ -171,7 +249,10 @@ export class Crawl {
 			await fetched;
 			this.read(page);
 		}
-		for (const page of this.pagesByUrl.values()) if (page.status === null && page.failure === undefined) page.skipped ??= 'notFetched';
+		// A URL never queued was found only by links that are not followed (nofollow).
+		for (const page of this.pagesByUrl.values()) {
+			if (page.status === null && page.failure === undefined) page.skipped ??= this.inQueue.has(page) ? 'notFetched' : 'nofollow';
+		}
 	}
 
 	private readonly queued: CrawledPage[] = [];
@@ -220,6 +301,7 @@ export class Crawl {
 		try {
 			const answer = await this.settings.fetch(page.url);
 			page.status = answer.status;
+			page.responseMs = answer.ms;
 			const contentType = answer.headers['content-type'] ?? null;
 			if (isRedirect(answer.status) && answer.headers.location !== undefined) {
 				try {
@@ -229,17 +311,22 @@ export class Crawl {
 				}
 			}
 			page.isHtml = answer.status === 200 && /^\s*(text\/html|application\/xhtml\+xml)/i.test(contentType ?? '');
-			if (page.isHtml) pageBodies.set(page, answer.body);
-			else page.contentType = contentType;
+			if (page.isHtml) {
+				pageAnswers.set(page, { body: answer.body, xRobotsTag: answer.headers['x-robots-tag'], link: answer.headers.link });
+				page.htmlBytes = answer.body.length;
+			} else page.contentType = contentType;
 		} catch (error) {
 			page.failure = (error as Error).message;
 		}
 	}
 
-	/** A fetched page's answer, read in the order pages were found: its links, its redirect, its hand-over. */
+	/**
+	 * A fetched page's answer, read in the order pages were found: its redirect, what it says of itself, its hand-over
+	 * if it may be indexed, its canonical URL and its links.
+	 */
 	private read(page: CrawledPage): void {
-		const body = pageBodies.get(page);
-		pageBodies.delete(page);
+		const answer = pageAnswers.get(page);
+		pageAnswers.delete(page);
 		if (page.external) return;
 		if (page.location !== null) {
 			const target = this.found(page.location, { depth: page.depth });
@@ -249,13 +336,24 @@ export class Crawl {
 				this.queue(target);
 			}
 		}
-		if (!page.isHtml || body === undefined) return;
-		if (this.handedCount < this.settings.maxPages) {
+		if (!page.isHtml || answer === undefined) return;
+		const { links, facts } = readPage(answer.body.toString('utf8'), page.url, answer);
+		page.facts = facts;
+		const indexable = indexabilityOf(page) === 'indexable';
+		if ((indexable || this.settings.handNonIndexable) && this.handedCount < this.settings.maxPages) {
 			this.handedCount++;
 			page.handed = true;
 			this.settings.onPage(page);
 		}
-		const links = linksOf(body.toString('utf8'), page.url);
+		const childDepth = page.depth === null ? null : page.depth + 1;
+		if (facts.canonical !== null && facts.canonical !== page.url && this.settings.followLinks) {
+			// The URL it names in its place is crawled as a link from it is: found by following the site, not an inlink.
+			const target = this.found(facts.canonical, { depth: childDepth });
+			if (target !== undefined) {
+				target.byLink = true;
+				this.queue(target);
+			}
+		}
 		const seen = new Set<string>();
 		for (const link of links) {
 			if (seen.has(link.url)) continue;
@@ -267,11 +365,12 @@ export class Crawl {
 				continue;
 			}
 			if (!this.settings.followLinks && !this.pagesByUrl.has(link.url)) continue;
-			const target = this.found(link.url, { depth: page.depth === null ? null : page.depth + 1 });
+			const target = this.found(link.url, { depth: childDepth });
 			if (target === undefined || target === page) continue;
 			target.byLink = true;
 			addLink(target, { url: page.url, text: link.text });
-			if (this.settings.followLinks) this.queue(target);
+			// A nofollow link (or any link of a nofollow page) is counted, and leads the crawl nowhere.
+			if (this.settings.followLinks && !facts.nofollow && !link.nofollow) this.queue(target);
 		}
 	}
 
@@ -286,8 +385,14 @@ export class Crawl {
 	}
 }
 
-/** The bodies of pages fetched and not read yet: held only between the fetch and the read. */
-const pageBodies = new WeakMap<CrawledPage, Buffer>();
+/** What a page's HTML is read with besides its body: the headers that speak of indexing. */
+interface PageHeaders {
+	xRobotsTag?: string;
+	link?: string;
+}
+
+/** The answers of HTML pages fetched and not read yet: held only between the fetch and the read. */
+const pageAnswers = new WeakMap<CrawledPage, PageHeaders & { body: Buffer }>();
 
 function addLink(target: CrawledPage, from: LinkFrom): void {
 	target.inlinks++;
@@ -311,16 +416,30 @@ interface RobotsRule {
 	length: number;
 }
 
-/** robots.txt's rules for every crawler (`User-agent: *`) and its `Sitemap:` lines (RFC 9309). */
+/** A group of robots.txt: the crawlers it names, its rules and its Crawl-delay. */
+interface RobotsGroup {
+	agents: string[];
+	rules: RobotsRule[];
+	crawlDelay?: number;
+}
+
+/** A Crawl-delay above this is kept to it: a site's pages one a minute would take days. */
+export const MAX_CRAWL_DELAY_SECONDS = 10;
+
+/**
+ * robots.txt's rules for this crawler and its `Sitemap:` lines (RFC 9309): the groups naming its product token,
+ * else those for every crawler (`User-agent: *`), their rules combined, with their first Crawl-delay (seconds,
+ * fractions allowed; not in the RFC, honoured as most crawlers honour it).
+ */
 export class Robots {
-	static readonly none = new Robots([], []);
+	static readonly none = new Robots([], [], '*', undefined);
 
 	/** Undefined when the text is no robots.txt (an HTML page a site answers every path with). */
-	static parse(text: string): Robots | undefined {
+	static parse(text: string, token = '*'): Robots | undefined {
 		if (/^\s*</.test(text)) return undefined;
-		const rules: RobotsRule[] = [];
+		const groups: RobotsGroup[] = [];
 		const sitemaps: string[] = [];
-		let groupAgents: string[] = [];
+		let group: RobotsGroup | undefined;
 		let inRules = false;
 		let understood = text.trim() === '';
 		for (const rawLine of text.split(/\r\n|\r|\n/)) {
@@ -334,21 +453,35 @@ export class Robots {
 				if (value !== '') sitemaps.push(value);
 			} else if (field === 'user-agent') {
 				understood = true;
-				if (inRules) groupAgents = [];
+				if (group === undefined || inRules) {
+					group = { agents: [], rules: [] };
+					groups.push(group);
+				}
 				inRules = false;
-				groupAgents.push(value.toLowerCase());
+				group.agents.push(value.toLowerCase());
 			} else if (field === 'allow' || field === 'disallow') {
 				understood = true;
 				inRules = true;
-				if (groupAgents.includes('*') && value !== '') rules.push(ruleOf(field === 'allow', value));
+				if (group !== undefined && value !== '') group.rules.push(ruleOf(field === 'allow', value));
+			} else if (field === 'crawl-delay') {
+				understood = true;
+				inRules = true;
+				if (group !== undefined && group.crawlDelay === undefined && /^(\d+\.?\d*|\.\d+)$/.test(value)) group.crawlDelay = Number(value);
 			}
 		}
-		return understood ? new Robots(rules, sitemaps) : undefined;
+		const agent = token.toLowerCase();
+		const own = agent === '*' ? [] : groups.filter((candidate) => candidate.agents.includes(agent));
+		const chosen = own.length > 0 ? own : groups.filter((candidate) => candidate.agents.includes('*'));
+		const crawlDelay = chosen.find((candidate) => candidate.crawlDelay !== undefined)?.crawlDelay;
+		return understood ? new Robots(chosen.flatMap((candidate) => candidate.rules), sitemaps, own.length > 0 ? token : '*', crawlDelay) : undefined;
 	}
 
 	private constructor(
 		private readonly rules: RobotsRule[],
 		readonly sitemaps: string[],
+		/** The User-agent whose groups apply: the crawler's token, or `*`. */
+		readonly agent: string,
+		private readonly crawlDelay: number | undefined,
 	) {}
 
 	/** The longest matching rule decides; Allow wins a tie; no rule allows. */
@@ -360,6 +493,11 @@ export class Robots {
 			if (decision === undefined || rule.length > decision.length || (rule.length === decision.length && rule.allow)) decision = rule;
 		}
 		return decision?.allow ?? true;
+	}
+
+	/** Seconds between two requests to the site, at most MAX_CRAWL_DELAY_SECONDS; null when none (or 0) is asked for. */
+	get crawlDelaySeconds(): number | null {
+		return this.crawlDelay === undefined || this.crawlDelay === 0 ? null : Math.min(this.crawlDelay, MAX_CRAWL_DELAY_SECONDS);
 	}
 }
 
@@ -382,9 +520,32 @@ export function pathPatterns(patterns: string[]): (url: URL) => boolean {
 	return (url) => rules.some((rule) => rule.test(`${url.pathname}${url.search}`));
 }
 
-// ---- links of a page ----
+// ---- what a page says: its links, title, description, first heading, canonical URL, robots directives ----
 
-const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
+// The named entities pages use most; any other is written as a number (`&#8217;`) or left as it is.
+const ENTITIES: Record<string, string> = {
+	amp: '&',
+	lt: '<',
+	gt: '>',
+	quot: '"',
+	apos: "'",
+	nbsp: '\u00a0',
+	ndash: '\u2013',
+	mdash: '\u2014',
+	hellip: '\u2026',
+	lsquo: '\u2018',
+	rsquo: '\u2019',
+	ldquo: '\u201c',
+	rdquo: '\u201d',
+	laquo: '\u00ab',
+	raquo: '\u00bb',
+	copy: '\u00a9',
+	reg: '\u00ae',
+	trade: '\u2122',
+	middot: '\u00b7',
+	bull: '\u2022',
+	euro: '\u20ac',
+};
 
 function decodeEntities(text: string): string {
 	return text.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (whole, name: string) => {
@@ -429,25 +590,116 @@ function attributesOf(html: string, from: number): { attributes: Record<string, 
 }
 
 const ANCHOR_TEXT_LENGTH = 100;
+/** An anchor's inner HTML read this far for its text: an `<a>` left open does not make the rest of a page its text. */
+const ANCHOR_SCAN = 16 * 1024;
+/** Title, description, robots meta tags and canonical links are read from this much of a page (its head, and more). */
+export const HEAD_CHARS = 1024 * 1024;
+/** An element's end (`</title>`, `</h1>`) looked for this far; without it, its first run of text is taken. */
+const TEXT_SCAN = 16 * 1024;
+/** Title, description and first heading kept to this many characters. */
+export const TEXT_LENGTH = 1000;
+
+/** Text as shown: entities decoded, control characters and runs of whitespace made one space, cut to TEXT_LENGTH. */
+function shownText(raw: string): string {
+	const text = decodeEntities(raw)
+		.replace(/\p{Cc}/gu, ' ')
+		.replace(/\s+/g, ' ')
+		.trim();
+	return text.length > TEXT_LENGTH ? `${text.slice(0, TEXT_LENGTH - 1)}\u2026` : text;
+}
+
+/** The lower-case tokens of a `rel` or robots `content` value. */
+function tokensOf(value: string | undefined, separator: RegExp): string[] {
+	return value === undefined ? [] : value.toLowerCase().split(separator).filter((token) => token !== '');
+}
+
+/** Robots directives that carry a value after a colon: what precedes their colon is no crawler's name. */
+const VALUE_DIRECTIVES = ['unavailable_after', 'max-snippet', 'max-image-preview', 'max-video-preview'];
 
 /**
- * Every `<a href>` of a page as an absolute http(s) URL without its fragment, with its anchor text (an image's alt
- * when it has no text), resolved against the page's address or its `<base href>`. Comments, scripts and styles are
- * skipped; `mailto:`, `tel:`, `javascript:` and other schemes left out. A tokenizer of its own: n8n allows a
- * community node no HTML parser.
+ * The X-Robots-Tag directives for every crawler: those before any `name:` prefix (a prefix gives the directives after
+ * it, up to the next prefix, to that crawler alone). Several header lines arrive joined with commas, in their order.
  */
-export function linksOf(html: string, pageUrl: string): LinkFrom[] {
-	const links: LinkFrom[] = [];
+export function xRobotsTagDirectives(value: string): string[] {
+	const directives: string[] = [];
+	let forOne = false;
+	for (const part of value.split(',')) {
+		const prefixed = /^\s*([^\s:]+)\s*:\s*(.*)$/.exec(part);
+		const withValue = prefixed !== null && VALUE_DIRECTIVES.includes(prefixed[1].toLowerCase());
+		if (prefixed !== null && !withValue) forOne = true;
+		else if (!forOne) directives.push(...(withValue ? [part.trim().toLowerCase()] : tokensOf(part, /\s+/)));
+	}
+	return directives;
+}
+
+/** The canonical URLs a `Link` header names (`<url>; rel="canonical"`), resolved against the page's address. */
+export function linkHeaderCanonicals(value: string, pageUrl: string): string[] {
+	const canonicals: string[] = [];
+	for (const [, target, parameters] of value.matchAll(/<([^>]*)>([^<]*)/g)) {
+		const rel = /(?:^|;)\s*rel\s*=\s*(?:"([^"]*)"|([^\s;,"]+))/i.exec(parameters);
+		if (rel === null || !tokensOf(rel[1] ?? rel[2], /\s+/).includes('canonical')) continue;
+		const url = resolved(target, pageUrl);
+		if (url !== undefined) canonicals.push(url);
+	}
+	return canonicals;
+}
+
+/** Where an element's text ends: its closing tag within TEXT_SCAN, else the next tag. */
+function elementEnd(html: string, from: number, closing: RegExp): { end: number; closed: boolean } {
+	closing.lastIndex = from;
+	const close = closing.exec(html);
+	if (close !== null && close.index <= from + TEXT_SCAN) return { end: close.index, closed: true };
+	const next = html.indexOf('<', from);
+	return { end: Math.min(next === -1 ? html.length : next, from + TEXT_SCAN), closed: false };
+}
+
+const SCRIPT_END = /<\/script/gi;
+const STYLE_END = /<\/style/gi;
+const TITLE_END = /<\/title/gi;
+const H1_END = /<\/h1/gi;
+
+/**
+ * What a page's HTML (and its X-Robots-Tag and Link headers) says: every `<a href>` as an absolute http(s) URL
+ * without its fragment, with its anchor text (an image's alt when it has no text) and whether its `rel` says nofollow,
+ * resolved against the page's address or its `<base href>`; and its facts (see PageFacts). Comments, scripts and
+ * styles are skipped; `mailto:`, `tel:`, `javascript:` and other schemes left out. The links come from the whole
+ * page, the facts of the head from its first HEAD_CHARS characters. A tokenizer of its own: n8n allows a community
+ * node no HTML parser. Whatever the bytes, it returns.
+ */
+export function readPage(html: string, pageUrl: string, headers: PageHeaders = {}): { links: PageLink[]; facts: PageFacts } {
+	const links: PageLink[] = [];
 	let base = pageUrl;
-	let open: { href: string; textStart: number } | undefined;
+	let title: string | null = null;
+	let metaDescription: string | null = null;
+	let h1: string | null = null;
+	const noindexIn: string[] = [];
+	let nofollow = false;
+	let canonical: string | null = null;
+	let canonicalHref: string | undefined;
+	let canonicalConflict = false;
+	const canonicalFound = (url: string) => {
+		if (canonical === null) canonical = url;
+		else if (url !== canonical) canonicalConflict = true;
+	};
+	const robots = (directives: string[], where: string) => {
+		if (directives.includes('noindex') || directives.includes('none')) {
+			if (!noindexIn.includes(where)) noindexIn.push(where);
+		}
+		if (directives.includes('nofollow') || directives.includes('none')) nofollow = true;
+	};
+
+	// A <title> in the body or in an <svg> is an image's, not the page's.
+	let inBody = false;
+	let svgDepth = 0;
+	let open: { href: string; textStart: number; nofollow: boolean } | undefined;
 	const close = (at: number) => {
 		if (open === undefined) return;
-		const inner = html.slice(open.textStart, at);
+		const inner = html.slice(open.textStart, Math.min(at, open.textStart + ANCHOR_SCAN)).replace(/<!--[\s\S]*?(-->|$)/g, ' ');
 		const alt = /<img\b[^>]*\balt\s*=\s*("([^"]*)"|'([^']*)')/i.exec(inner);
 		let text = decodeEntities(inner.replace(/<[^>]*>/g, ' ')).replace(/\s+/g, ' ').trim();
 		if (text === '' && alt !== null) text = decodeEntities(alt[2] ?? alt[3] ?? '').trim();
 		const url = resolved(open.href, base);
-		if (url !== undefined) links.push({ url, text: text.length > ANCHOR_TEXT_LENGTH ? `${text.slice(0, ANCHOR_TEXT_LENGTH - 1)}…` : text });
+		if (url !== undefined) links.push({ url, text: text.length > ANCHOR_TEXT_LENGTH ? `${text.slice(0, ANCHOR_TEXT_LENGTH - 1)}…` : text, nofollow: open.nofollow });
 		open = undefined;
 	};
 	let at = 0;
@@ -467,25 +719,71 @@ export function linksOf(html: string, pageUrl: string): LinkFrom[] {
 		const [whole, slash, rawName] = tag;
 		const name = rawName.toLowerCase();
 		const { attributes, end } = attributesOf(html, lt + whole.length);
+		at = end;
 		if (slash === '/') {
 			if (name === 'a') close(lt);
-			at = end;
+			else if (name === 'svg' && svgDepth > 0) svgDepth--;
 			continue;
 		}
-		if (name === 'script' || name === 'style') {
-			const closing = html.toLowerCase().indexOf(`</${name}`, end);
-			at = closing === -1 ? html.length : closing;
-			continue;
+		const inHead = lt < HEAD_CHARS;
+		switch (name) {
+			case 'script':
+			case 'style': {
+				const closing = name === 'script' ? SCRIPT_END : STYLE_END;
+				closing.lastIndex = end;
+				const found = closing.exec(html);
+				at = found === null ? html.length : found.index;
+				break;
+			}
+			case 'body':
+				inBody = true;
+				break;
+			case 'svg':
+				if (html[end - 2] !== '/') svgDepth++;
+				break;
+			case 'base':
+				if (attributes.href !== undefined && base === pageUrl) base = resolved(attributes.href, pageUrl) ?? base;
+				break;
+			case 'a':
+				close(lt);
+				if (attributes.href !== undefined) open = { href: attributes.href, textStart: end, nofollow: tokensOf(attributes.rel, /\s+/).includes('nofollow') };
+				break;
+			case 'title':
+				if (title === null && inHead && !inBody && svgDepth === 0) {
+					// Its text holds no tags: what looks like one is text, up to </title>.
+					const text = elementEnd(html, end, TITLE_END);
+					title = shownText(html.slice(end, text.end));
+					if (text.closed) at = text.end;
+				}
+				break;
+			case 'h1':
+				if (h1 === null) h1 = shownText(html.slice(end, elementEnd(html, end, H1_END).end).replace(/<[^>]*>/g, ' '));
+				break;
+			case 'meta': {
+				if (!inHead || attributes.content === undefined) break;
+				const metaName = (attributes.name ?? '').trim().toLowerCase();
+				if (metaName === 'description' && metaDescription === null) metaDescription = shownText(attributes.content);
+				else if (metaName === 'robots') robots(tokensOf(attributes.content, /[\s,]+/), 'meta robots');
+				break;
+			}
+			case 'link': {
+				const href = attributes.href;
+				// Ten canonical links cost no more than two: one that repeats the first is not resolved again.
+				if (!inHead || href === undefined || href === canonicalHref || !tokensOf(attributes.rel, /\s+/).includes('canonical')) break;
+				canonicalHref ??= href;
+				const url = resolved(href, base);
+				if (url !== undefined) canonicalFound(url);
+				break;
+			}
 		}
-		if (name === 'base' && attributes.href !== undefined && base === pageUrl) base = resolved(attributes.href, pageUrl) ?? base;
-		if (name === 'a') {
-			close(lt);
-			if (attributes.href !== undefined) open = { href: attributes.href, textStart: end };
-		}
-		at = end;
 	}
 	close(html.length);
-	return links;
+	if (headers.link !== undefined) for (const url of linkHeaderCanonicals(headers.link, pageUrl)) canonicalFound(url);
+	if (headers.xRobotsTag !== undefined) robots(xRobotsTagDirectives(headers.xRobotsTag), 'X-Robots-Tag');
+	return {
+		links,
+		facts: { title, metaDescription, h1, canonical, canonicalConflict, noindex: noindexIn.length > 0 ? noindexIn.join(' and ') : null, nofollow },
+	};
 }
 
 function resolved(href: string, base: string): string | undefined {
@@ -517,5 +815,8 @@ function newPage(url: string, depth: number | null, found: Pick<CrawledPage, 'by
 		externalLinks: 0,
 		handed: false,
 		tooDeep: false,
+		facts: null,
+		responseMs: null,
+		htmlBytes: null,
 	};
 }
