@@ -3,13 +3,17 @@
  * own port (a site's robots.txt lives at its host's root), pages linking with relative hrefs from a sub-folder, a
  * chain four clicks deep, two broken targets linked from several pages with different anchor texts, an orphan
  * listed in the sitemap only, a redirect, a redirect loop, a folder robots.txt disallows, an external link and the
- * links a crawler skips (`mailto:`, `tel:`, `javascript:`, a fragment). Each request is recorded.
+ * links a crawler skips (`mailto:`, `tel:`, `javascript:`, a fragment). Under `/indexing/`, what search engines are
+ * told: noindex by a robots meta tag and by an X-Robots-Tag header, a nofollow page and a `rel="nofollow"` link, each
+ * the only way to a page, a canonicalized page, two canonical URLs that disagree, a chain of three redirects, a PDF. Each
+ * request is recorded, with when it came and when its answer was sent.
  *
- * The variants a bad site plays: robots.txt missing, failing or an HTML page; the sitemap an HTML page; pages whose
- * answer never comes (held until the server closes).
+ * The variants a bad site plays: robots.txt missing, failing or an HTML page, or asking for a Crawl-delay; the
+ * sitemap an HTML page; pages whose answer never comes (held until the server closes); pages of bad HTML (unclosed
+ * tags, ten canonical links, 5 MB, binary bytes).
  */
 import { createServer } from 'node:http';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { IncomingMessage, OutgoingHttpHeaders, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { gzipSync } from 'node:zlib';
 
@@ -34,6 +38,13 @@ export interface AuditSiteOptions {
 	 * broken targets (`/missing-<n % 10>.html`, 404); the sitemap lists every page.
 	 */
 	generatedPages?: number;
+	/** A `Crawl-delay:` of this many seconds in robots.txt's group for every crawler (`User-agent: *`). */
+	crawlDelay?: number;
+	/**
+	 * Pages of bad HTML linked from the home page (BAD_HTML_PATHS): unclosed tags, ten canonical links, a 5 MB page
+	 * whose last link is the only one to `/bad/after-huge.html`, binary bytes served as `text/html`.
+	 */
+	badHtml?: boolean;
 	/** The port on 127.0.0.1 to listen on; any free one by default. */
 	port?: number;
 }
@@ -42,14 +53,29 @@ export interface AuditSiteRequest {
 	method: string;
 	path: string;
 	userAgent: string | undefined;
+	/** When it came (`Date.now()`). */
+	at: number;
+	/** When its whole answer was handed to the connection; null until then (a held page's, for ever). */
+	answeredAt: number | null;
 }
 
-/** A page of the site: the links it holds (`href`, anchor text), or the status and Location it answers with. */
+/**
+ * A page of the site: the links it holds (`href`, anchor text, `rel`), what its head and headers add, or the status
+ * and Location it answers with, or the bytes it answers with as they are.
+ */
 interface SitePage {
 	status?: number;
 	location?: string;
 	base?: string;
-	links?: Array<[href: string, text: string]>;
+	/** In place of the path as its title. */
+	title?: string;
+	head?: string;
+	h1?: string;
+	headers?: OutgoingHttpHeaders;
+	links?: Array<[href: string, text: string, rel?: string]>;
+	raw?: () => string | Buffer;
+	/** In place of HTML's Content-Type. */
+	type?: string;
 }
 
 export const EXTERNAL_URL = 'https://partner.example/brewing';
@@ -61,7 +87,50 @@ const SKIPPED_LINKS: Array<[string, string]> = [
 	['#main', 'Skip to content'],
 ];
 
-const pages = (externalUrl: string): Record<string, SitePage> => ({
+/** The pages of bad HTML the `badHtml` option adds, linked from the home page. */
+export const BAD_HTML_PATHS = ['/bad/unclosed.html', '/bad/canonicals.html', '/bad/huge.html', '/bad/binary.html'];
+
+/** The size of `/bad/huge.html`, in bytes. */
+export const HUGE_PAGE_BYTES = 5 * 1024 * 1024;
+
+/** The size of `/bad/binary.html`, in bytes: pseudo-random, the same on every run. */
+export const BINARY_PAGE_BYTES = 64 * 1024;
+
+let hugePage: Buffer | undefined;
+
+/** 5 MB of paragraphs and scripts, its title at the start and its only link to `/bad/after-huge.html` at the end. */
+function hugePageBytes(): Buffer {
+	if (hugePage !== undefined) return hugePage;
+	const start = '<!DOCTYPE html>\n<html><head><title>A huge page</title></head>\n<body><h1>Everything on one page</h1>\n';
+	const end = '<a href="/bad/after-huge.html">The end of the huge page</a>\n</body></html>\n';
+	const line = '<p>Line of a very long page.</p><script>var seen = "<a href=/in-a-script.html>";</script>\n';
+	const fill = HUGE_PAGE_BYTES - start.length - end.length;
+	const lines = line.repeat(Math.floor(fill / line.length));
+	hugePage = Buffer.from(`${start}${lines}${' '.repeat(fill - lines.length)}${end}`);
+	return hugePage;
+}
+
+function binaryPageBytes(): Buffer {
+	let seed = 2026;
+	return Buffer.from(Uint8Array.from({ length: BINARY_PAGE_BYTES }, () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) >> 16));
+}
+
+const BAD_HTML_PAGES: Record<string, SitePage> = {
+	'/bad/unclosed.html': {
+		raw: () =>
+			'<html><head><title>Unclosed title<meta name="description" content="A page of unclosed tags">\n' +
+			'<body><h1>Heading without end<p>Text <a href="/about.html">About <b>us\n<a href=../docs/intro.html>Intro<div>\n' +
+			'<!-- a comment never closed <a href="/bad/in-a-comment.html">Hidden</a>\n',
+	},
+	'/bad/canonicals.html': {
+		head: Array.from({ length: 10 }, (_, n) => `<link rel="canonical" href="${n === 0 ? '/bad/canonicals.html' : `/bad/canonicals.html?v=${n}`}">`).join('\n'),
+	},
+	'/bad/huge.html': { raw: hugePageBytes },
+	'/bad/after-huge.html': { links: [] },
+	'/bad/binary.html': { raw: binaryPageBytes },
+};
+
+const pages = (externalUrl: string, badHtml: boolean): Record<string, SitePage> => ({
 	'/': {
 		links: [
 			['docs/intro.html', 'Docs'],
@@ -69,6 +138,8 @@ const pages = (externalUrl: string): Record<string, SitePage> => ({
 			['/old-page', 'Our story'],
 			['/private/staff.html', 'Staff'],
 			['base.html', 'Base'],
+			['indexing/', 'Indexing'],
+			...(badHtml ? BAD_HTML_PATHS.map((path): [string, string] => [path, `Bad HTML ${path}`]) : []),
 			[externalUrl, 'Partner'],
 			...SKIPPED_LINKS,
 		],
@@ -110,13 +181,52 @@ const pages = (externalUrl: string): Record<string, SitePage> => ({
 	'/loop-b': { status: 302, location: '/loop-a' },
 	'/docs/missing.html': { status: 404 },
 	'/gone.html': { status: 410 },
+	// What search engines are told: each case once, the pages they alone lead to found nowhere else.
+	'/indexing/': {
+		title: '\n  Indexing &amp; crawling  \n',
+		head: '<meta name="description" content="How search engines\n   see this site &mdash; and what they leave out">',
+		h1: 'What <em>crawlers</em>&nbsp;see',
+		links: [
+			['noindex-meta.html', 'Printable version'],
+			['noindex-header.html', 'Search results'],
+			['nofollow.html', 'Members'],
+			['hidden-by-rel.html', 'Sponsor', 'external NoFollow'],
+			// ugc and sponsored are no nofollow: the only link to the canonicalized page is followed.
+			['canonicalized.html', 'Comments', 'ugc sponsored'],
+			['two-canonicals.html', 'Tea list'],
+			['hop-1', 'Old shop'],
+			['price-list.pdf', 'Price list'],
+		],
+	},
+	'/indexing/noindex-meta.html': { head: '<meta name="ROBOTS" content="noindex, follow">', links: [['../about.html', 'About']] },
+	// A directive for another crawler is not this one's: the page's links are followed.
+	'/indexing/noindex-header.html': { headers: { 'X-Robots-Tag': ['noindex', 'OtherBot: nofollow'] }, links: [['followed.html', 'Read on']] },
+	'/indexing/followed.html': { headers: { Link: '</indexing/followed.html>; rel="canonical"' }, links: [] },
+	// Its links are counted (the broken one too), not followed.
+	'/indexing/nofollow.html': {
+		head: '<meta name="robots" content="nofollow">',
+		links: [
+			['hidden-by-meta.html', 'Members area'],
+			['../docs/missing.html', 'Old chapter'],
+		],
+	},
+	'/indexing/hidden-by-meta.html': { links: [] },
+	'/indexing/hidden-by-rel.html': { links: [] },
+	'/indexing/canonicalized.html': { head: '<link rel="canonical" href="preferred.html">', links: [] },
+	'/indexing/preferred.html': { head: '<link rel="canonical" href="/indexing/preferred.html#main">', links: [] },
+	'/indexing/two-canonicals.html': { head: '<link rel="canonical" href="preferred.html">\n<link rel="canonical" href="/about.html">', links: [] },
+	'/indexing/hop-1': { status: 301, location: '/indexing/hop-2' },
+	'/indexing/hop-2': { status: 302, location: '/indexing/hop-3' },
+	'/indexing/hop-3': { status: 307, location: '/about.html' },
+	'/indexing/price-list.pdf': { type: 'application/pdf', raw: () => '%PDF-1.4\n% A price list\n%%EOF\n' },
+	...(badHtml ? BAD_HTML_PAGES : {}),
 });
 
 /** The paths the sitemap lists: three pages also linked, and the orphan, linked from none. */
 export const AUDIT_SITEMAP_PATHS = ['/', '/about.html', '/docs/intro.html', '/orphan.html'];
 
-const ROBOTS_RULES = (sitemaps: string[]) =>
-	`# The site's rules\nUser-agent: OtherBot\nDisallow: /\n\nUser-agent: *\nDisallow: /private/\nAllow: /private/press\n\n${sitemaps.map((sitemap) => `Sitemap: ${sitemap}\n`).join('')}`;
+const ROBOTS_RULES = (sitemaps: string[], crawlDelay?: number) =>
+	`# The site's rules\nUser-agent: OtherBot\nDisallow: /\nCrawl-delay: 30\n\nUser-agent: *\n${crawlDelay === undefined ? '' : `Crawl-delay: ${crawlDelay}\n`}Disallow: /private/\nAllow: /private/press\n\n${sitemaps.map((sitemap) => `Sitemap: ${sitemap}\n`).join('')}`;
 
 const HTML_PAGE = '<!DOCTYPE html>\n<html><head><title>Brew shop</title></head><body><p>Welcome</p></body></html>\n';
 
@@ -128,10 +238,16 @@ const sitemapXml = (origin: string) =>
 function pageHtml(path: string, page: SitePage): string {
 	const base = page.base === undefined ? '' : `<base href="${page.base}">`;
 	// Attributes quoted three ways and spread over lines, as hand-written and generated pages have them.
-	const links = (page.links ?? []).map(([href, text], index) =>
-		index % 3 === 0 ? `<a href="${href}">${text}</a>` : index % 3 === 1 ? `<a class='nav'\n   href='${href}'>${text}</a>` : `<A HREF=${href} title="x">${text}</A>`,
-	);
-	return `<!DOCTYPE html>\n<html><head><title>${path}</title>${base}</head>\n<body>\n<!-- <a href="/commented-out.html">old</a> -->\n${links.join('\n')}\n</body></html>\n`;
+	const links = (page.links ?? []).map(([href, text, rel], index) => {
+		const relAttribute = rel === undefined ? '' : ` rel="${rel}"`;
+		return index % 3 === 0
+			? `<a href="${href}"${relAttribute}>${text}</a>`
+			: index % 3 === 1
+				? `<a class='nav'${relAttribute}\n   href='${href}'>${text}</a>`
+				: `<A HREF=${href} title="x"${relAttribute}>${text}</A>`;
+	});
+	const h1 = page.h1 === undefined ? '' : `<h1>${page.h1}</h1>\n`;
+	return `<!DOCTYPE html>\n<html><head><title>${page.title ?? path}</title>${base}${page.head ?? ''}</head>\n<body>\n${h1}<!-- <a href="/commented-out.html">old</a> -->\n${links.join('\n')}\n</body></html>\n`;
 }
 
 export class AuditSite {
@@ -177,21 +293,22 @@ export class AuditSite {
 
 	private answer(req: IncomingMessage, res: ServerResponse): void {
 		const path = (req.url ?? '/').split('?')[0];
-		this.requests.push({ method: req.method ?? 'GET', path, userAgent: req.headers['user-agent'] });
+		const request: AuditSiteRequest = { method: req.method ?? 'GET', path, userAgent: req.headers['user-agent'], at: Date.now(), answeredAt: null };
+		this.requests.push(request);
 		if (this.options.heldPaths?.includes(path)) {
 			this.held.push(res);
 			return;
 		}
-		const send = (status: number, type: string, body: string | Buffer, headers: Record<string, string> = {}) => {
+		const send = (status: number, type: string, body: string | Buffer, headers: OutgoingHttpHeaders = {}) => {
 			res.writeHead(status, { 'Content-Type': type, Connection: 'close', ...headers });
-			res.end(body);
+			res.end(body, () => (request.answeredAt = Date.now()));
 		};
 		const { generatedPages } = this.options;
 		if (generatedPages !== undefined) return this.answerGenerated(path, generatedPages, send);
 		const html = 'text/html; charset=UTF-8';
 		if (path === '/robots.txt') {
 			const robots = this.options.robots ?? 'rules';
-			if (robots === 'rules') return send(200, 'text/plain; charset=UTF-8', ROBOTS_RULES(this.options.sitemaps ?? [`${this.url}/sitemap.xml`]));
+			if (robots === 'rules') return send(200, 'text/plain; charset=UTF-8', ROBOTS_RULES(this.options.sitemaps ?? [`${this.url}/sitemap.xml`], this.options.crawlDelay));
 			if (robots === 'html') return send(200, html, HTML_PAGE);
 			return send(robots === 'missing' ? 404 : 500, html, `<html><body><h1>${robots === 'missing' ? 404 : 500}</h1></body></html>`);
 		}
@@ -202,11 +319,11 @@ export class AuditSite {
 			if (sitemap === 'html') return send(200, html, HTML_PAGE);
 			return send(404, html, '<html><body><h1>404 Not Found</h1></body></html>');
 		}
-		const page = pages(this.options.externalUrl ?? EXTERNAL_URL)[path];
+		const page = pages(this.options.externalUrl ?? EXTERNAL_URL, this.options.badHtml === true)[path];
 		if (page === undefined) return send(404, html, '<html><body><h1>404 Not Found</h1></body></html>');
 		if (page.location !== undefined) return send(page.status ?? 302, html, '', { Location: page.location });
 		if (page.status !== undefined) return send(page.status, html, `<html><body><h1>${page.status}</h1></body></html>`);
-		send(200, html, pageHtml(path, page));
+		send(200, page.type ?? html, page.raw?.() ?? pageHtml(path, page), page.headers);
 	}
 
 	private answerGenerated(path: string, count: number, send: (status: number, type: string, body: string) => void): void {

@@ -142,7 +142,7 @@ async function checkSiteAudit(rest: N8nRest, n8nVersion: string, phpRank: PhpRan
 		const items = itemsOf(execution, 'Audit site');
 		const pathOf = (url: unknown) => new URL(String(url)).pathname;
 		const outcomes = Object.fromEntries(items.map((item) => [pathOf(item.url), item.outcome]));
-		assertEqual(items.length, 14, 'items, one per URL found');
+		assertEqual(items.length, 28, 'items, one per URL found');
 		assertEqual(
 			[outcomes['/docs/missing.html'], outcomes['/gone.html'], outcomes['/orphan.html'], outcomes['/old-page'], outcomes['/private/staff.html'], outcomes['/loop-a']],
 			['broken', 'broken', 'created', 'redirected', 'blocked', 'failed'],
@@ -150,11 +150,21 @@ async function checkSiteAudit(rest: N8nRest, n8nVersion: string, phpRank: PhpRan
 		);
 		const deepest = items.find((item) => pathOf(item.url) === '/docs/deep/four.html');
 		assertEqual(deepest?.depth, 4, 'depth of the page four clicks deep');
+		const indexability = (value: string) => items.filter((item) => item.indexability === value).map((item) => pathOf(item.url));
+		assertEqual(
+			[indexability('noindex'), indexability('canonicalized')],
+			[
+				['/indexing/noindex-meta.html', '/indexing/noindex-header.html'],
+				['/indexing/canonicalized.html', '/indexing/two-canonicals.html'],
+			],
+			'pages search engines may not index: noindex by meta tag and X-Robots-Tag, canonicalized',
+		);
 		const creates = phpRank.requests.filter((request) => request.method === 'POST' && request.path.endsWith('/api/v1/reports'));
-		assertEqual(creates.length, 8, 'creates phpRank received, one per page answering 200 with HTML');
+		assertEqual(creates.length, 12, 'creates phpRank received, one per indexable page answering 200 with HTML');
 		assert(!site.paths().includes('/private/staff.html'), 'the site was asked for a page robots.txt disallows');
+		assert(!site.paths().some((path) => path.startsWith('/indexing/hidden-by-')), 'the site was asked for a page only nofollow links lead to');
 		assert(site.requests.every((request) => request.userAgent?.includes('n8n-nodes-phprank')), 'a request to the site without the User-Agent naming the package');
-		return `${items.length} URLs, ${creates.length} analyzed, 2 broken, 1 orphan; ${site.requests.length} requests to the site`;
+		return `${items.length} URLs, ${creates.length} analyzed, 2 broken, 1 orphan, 4 not indexable; ${site.requests.length} requests to the site`;
 	} finally {
 		await site.close();
 	}

@@ -264,9 +264,28 @@ const projectDigestOffline: ExampleExpectation = {
 
 /** What Site > Audit finds of the bundled audit site (dev/server/auditSite.ts), by path. */
 const AUDIT_SITE = {
-	analyzed: ['/', '/docs/intro.html', '/about.html', '/base.html', '/docs/next.html', '/docs/deep/three.html', '/docs/deep/four.html', '/orphan.html'],
-	broken: { '/docs/missing.html': ['/docs/intro.html "Missing chapter"', '/docs/next.html "Read on"'], '/gone.html': ['/about.html "Gone"', '/docs/next.html "Old offer"', '/docs/deep/three.html "Archive"'] },
-	urls: 14,
+	/** The indexable pages that answer 200 with HTML: what phpRank is asked about. */
+	analyzed: [
+		'/',
+		'/docs/intro.html',
+		'/about.html',
+		'/base.html',
+		'/indexing/',
+		'/docs/next.html',
+		'/indexing/nofollow.html',
+		'/docs/deep/three.html',
+		'/indexing/followed.html',
+		'/indexing/preferred.html',
+		'/docs/deep/four.html',
+		'/orphan.html',
+	],
+	/** Pages search engines may not index (noindex, canonicalized), and those only nofollow links lead to: never sent to phpRank. */
+	notIndexable: ['/indexing/noindex-meta.html', '/indexing/noindex-header.html', '/indexing/canonicalized.html', '/indexing/two-canonicals.html', '/indexing/hidden-by-rel.html', '/indexing/hidden-by-meta.html'],
+	broken: {
+		'/docs/missing.html': ['/docs/intro.html "Missing chapter"', '/docs/next.html "Read on"', '/indexing/nofollow.html "Old chapter"'],
+		'/gone.html': ['/about.html "Gone"', '/docs/next.html "Old offer"', '/docs/deep/three.html "Archive"'],
+	},
+	urls: 28,
 };
 
 /** The weekly site audit's first run on the bundled audit site: every page analyzed, the broken links, orphan and depth in the summary. */
@@ -280,7 +299,12 @@ const siteAuditOffline: ExampleExpectation = {
 		const pathOf = (url: string) => new URL(url).pathname;
 		assertEqual(items.length, AUDIT_SITE.urls, 'items of Audit site, one per URL found');
 		const creates = server.requests.filter((request) => request.method === 'POST' && request.path.endsWith('/api/v1/reports'));
-		assertEqual(sorted(creates.map((request) => pathOf(String((request.body as { url?: string }).url)))), sorted(AUDIT_SITE.analyzed), 'creates phpRank received: one per page that answered with HTML');
+		assertEqual(sorted(creates.map((request) => pathOf(String((request.body as { url?: string }).url)))), sorted(AUDIT_SITE.analyzed), 'creates phpRank received: one per indexable page that answered with HTML');
+		assertEqual(
+			AUDIT_SITE.notIndexable.map((path) => items.find((item) => pathOf(item.url) === path)?.outcome),
+			AUDIT_SITE.notIndexable.map(() => 'notAnalyzed'),
+			'outcomes of the pages search engines may not index and of those only nofollow links lead to',
+		);
 		const summary = itemsOf(execution, 'Build summary');
 		assertEqual(summary.map((item) => item.text), [siteAuditSummary(server, before.reports, { items })], 'the summary');
 		const text = String(summary[0].text);

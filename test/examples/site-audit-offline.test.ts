@@ -22,8 +22,24 @@ import { apiRequests } from '../support/phpRank';
 const WORKFLOW_FILE = 'site-audit-offline.json';
 const SETTINGS = 'Audit settings';
 const WEEK_SECONDS = 7 * 86_400;
-/** The audit site's pages that answer 200 with HTML and robots.txt allows: what phpRank analyzes. */
-const ANALYZED_PATHS = ['/', '/docs/intro.html', '/about.html', '/base.html', '/docs/next.html', '/docs/deep/three.html', '/docs/deep/four.html', '/orphan.html'];
+/**
+ * The audit site's pages that answer 200 with HTML, robots.txt allows, a followed link, a canonical URL or the
+ * sitemap leads to, and search engines may index: what phpRank analyzes.
+ */
+const ANALYZED_PATHS = [
+	'/',
+	'/docs/intro.html',
+	'/about.html',
+	'/base.html',
+	'/indexing/',
+	'/docs/next.html',
+	'/indexing/nofollow.html',
+	'/docs/deep/three.html',
+	'/indexing/followed.html',
+	'/indexing/preferred.html',
+	'/docs/deep/four.html',
+	'/orphan.html',
+];
 
 let server: PhpRankServer;
 let site: AuditSite;
@@ -131,10 +147,10 @@ describe('examples/site-audit-offline.json', () => {
 
 			expect(text).toBe(expected.first);
 			expect(text.split('\n')[0]).toMatch(
-				/^\*SEO audit of 127\.0\.0\.1\*: 14 URLs found, 8 analyzed: \d+ good, \d+ decent, \d+ bad; 2 broken links, 1 orphan page, 1 redirect, 1 blocked by robots\.txt, 2 could not be audited\.$/,
+				/^\*SEO audit of 127\.0\.0\.1\*: 28 URLs found, 12 analyzed: \d+ good, \d+ decent, \d+ bad; 2 broken links, 1 orphan page, 4 redirects, 1 blocked by robots\.txt, 7 not analyzed, 2 could not be audited\.$/,
 			);
 			expect(text).toContain(
-				`*Broken links*\n• ${at('/docs/missing.html')} (404) linked from ${at('/docs/intro.html')} "Missing chapter", ${at('/docs/next.html')} "Read on"\n` +
+				`*Broken links*\n• ${at('/docs/missing.html')} (404) linked from ${at('/docs/intro.html')} "Missing chapter", ${at('/docs/next.html')} "Read on", ${at('/indexing/nofollow.html')} "Old chapter"\n` +
 					`• ${at('/gone.html')} (410) linked from ${at('/about.html')} "Gone", ${at('/docs/next.html')} "Old offer", ${at('/docs/deep/three.html')} "Archive"\n`,
 			);
 			expect(text).toContain(`*Orphan pages* (in a sitemap, linked from no page)\n• ${at('/orphan.html')}\n`);
@@ -160,13 +176,20 @@ describe('examples/site-audit-offline.json', () => {
 
 			expect(pages.map(withoutIds)).toEqual(expected);
 			expect(pages.filter((row) => row.broken).map((row) => [row.url, row.status, row.inlinks])).toEqual([
-				[`${site.url}/docs/missing.html`, 404, 2],
+				[`${site.url}/docs/missing.html`, 404, 3],
 				[`${site.url}/gone.html`, 410, 3],
 			]);
 			expect(pages.filter((row) => row.orphan).map((row) => [row.url, row.depth, row.inlinks])).toEqual([[`${site.url}/orphan.html`, null, 0]]);
 			// Where each broken link is to be fixed; other rows keep no links.
 			expect(pages.filter((row) => row.linkedFrom !== null).map((row) => [row.url, JSON.parse(String(row.linkedFrom))])).toEqual([
-				[`${site.url}/docs/missing.html`, [{ url: `${site.url}/docs/intro.html`, text: 'Missing chapter' }, { url: `${site.url}/docs/next.html`, text: 'Read on' }]],
+				[
+					`${site.url}/docs/missing.html`,
+					[
+						{ url: `${site.url}/docs/intro.html`, text: 'Missing chapter' },
+						{ url: `${site.url}/docs/next.html`, text: 'Read on' },
+						{ url: `${site.url}/indexing/nofollow.html`, text: 'Old chapter' },
+					],
+				],
 				[`${site.url}/gone.html`, [{ url: `${site.url}/about.html`, text: 'Gone' }, { url: `${site.url}/docs/next.html`, text: 'Old offer' }, { url: `${site.url}/docs/deep/three.html`, text: 'Archive' }]],
 			]);
 			expect(pages.filter((row) => row.score !== null).map((row) => new URL(String(row.url)).pathname).sort()).toEqual([...ANALYZED_PATHS].sort());
@@ -175,7 +198,7 @@ describe('examples/site-audit-offline.json', () => {
 			expect(runs[0].runAt).toEqual(new Date(runIdOf(first)));
 		});
 
-		it('sends phpRank a create per page that answered with HTML, none for broken targets, redirects or what robots.txt disallows', () => {
+		it('sends phpRank a create per page that answered with HTML, none for broken targets, redirects, what robots.txt disallows or what search engines may not index', () => {
 			expect(createsFirst).toBe(ANALYZED_PATHS.length);
 			expect(afterFirst.map((report) => new URL(report.targetUrl).pathname).sort()).toEqual([...ANALYZED_PATHS].sort());
 		});

@@ -236,11 +236,11 @@ describe('examples/site-health-dashboard.json', () => {
 				.map((row) => [unescaped(/data-url="([^"]*)"/.exec(row)![1]), [...row.matchAll(/<li class="from" data-url="([^"]*)">[^<]*“([^”]*)”<\/li>/g)].map(([, url, text]) => `${unescaped(url)} ${unescaped(text)}`)]);
 
 			expect(elements(html, 'tr', 'broken').map((row) => [row['data-url'], row['data-status'], row['data-inlinks']])).toEqual([
-				[at('/docs/missing.html'), '404', '2'],
+				[at('/docs/missing.html'), '404', '3'],
 				[at('/gone.html'), '410', '3'],
 			]);
 			expect(linking).toEqual([
-				[at('/docs/missing.html'), [`${at('/docs/intro.html')} Missing chapter`, `${at('/docs/next.html')} Read on`]],
+				[at('/docs/missing.html'), [`${at('/docs/intro.html')} Missing chapter`, `${at('/docs/next.html')} Read on`, `${at('/indexing/nofollow.html')} Old chapter`]],
 				[at('/gone.html'), [`${at('/about.html')} Gone`, `${at('/docs/next.html')} Old offer`, `${at('/docs/deep/three.html')} Archive`]],
 			]);
 			expect(elements(section(page.html, 'Orphan pages'), 'li', 'orphan url').map((item) => item['data-url'])).toEqual([at('/orphan.html')]);

@@ -117,7 +117,7 @@ describe('phpRank node description', () => {
 		expect(optionNames('project', 'delete')).toEqual(['maxWait']);
 		expect(optionNames('report', 'getAll')).toEqual(['includeResults', 'maxWait', 'perPage', 'sort', 'sortBy']);
 		expect(optionNames('project', 'getAll')).toEqual(['maxWait', 'perPage', 'sort', 'sortBy']);
-		expect(optionNames('site', 'audit')).toEqual(['checkExternalLinks', 'includeResults', 'leaveOut', 'maxDepth', 'maxWait', 'respectRobotsTxt']);
+		expect(optionNames('site', 'audit')).toEqual(['analyzeNonIndexable', 'checkExternalLinks', 'includeResults', 'leaveOut', 'maxDepth', 'maxWait', 'respectRobotsTxt']);
 		const wait = nested(property('report', 'create', 'options'), 'maxWait');
 		expect(wait.default).toBe(3600);
 		expect(wait.typeOptions?.minValue).toBe(0);
@@ -236,6 +236,7 @@ describe('phpRank node description', () => {
 		expect(nested(options, 'leaveOut')).toMatchObject({ displayName: 'Leave Out URLs Matching', type: 'string', default: '' });
 		expect(nested(options, 'checkExternalLinks')).toMatchObject({ displayName: 'Check External Links', type: 'boolean', default: false });
 		expect(nested(options, 'respectRobotsTxt')).toMatchObject({ displayName: 'Respect robots.txt', type: 'boolean', default: true });
+		expect(nested(options, 'analyzeNonIndexable')).toMatchObject({ displayName: 'Analyze Non-Indexable Pages', type: 'boolean', default: false });
 	});
 
 	it('offers Add Previous Score on Update and Re-Analyze only, off by default', () => {

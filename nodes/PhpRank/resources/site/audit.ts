@@ -132,7 +132,8 @@ export const siteAuditOptions: INodeProperties[] = [
 		name: 'respectRobotsTxt',
 		type: 'boolean',
 		default: true,
-		description: `Whether to keep to robots.txt (its group for ${CRAWLER_NAME}, else User-agent: *): the pages it disallows listed with outcome blocked, unfetched, and its Crawl-delay (up to ${MAX_CRAWL_DELAY_SECONDS} s) between requests`,
+		description: 'Whether to leave the pages robots.txt disallows unfetched (outcome blocked) and wait its Crawl-delay between requests',
+		hint: `Its group for ${CRAWLER_NAME}, else for every crawler (User-agent: *); a Crawl-delay up to ${MAX_CRAWL_DELAY_SECONDS} s, one request at a time`,
 	},
 	{
 		displayName: 'Analyze Non-Indexable Pages',

@@ -1,7 +1,8 @@
 /**
  * Site > Audit on the bundled audit site (dev/server/auditSite.ts), whose link graph is known: the items the node
- * outputs, the requests the site received (each page once, robots.txt first, what it disallows never) and the
- * requests phpRank received (the site's reports read once, one create per page that answered 200 with HTML).
+ * outputs, the requests the site received (each page once, robots.txt first, what it disallows never, what only
+ * nofollow links lead to never) and the requests phpRank received (the site's reports read once, one create per
+ * indexable page that answered 200 with HTML).
  */
 import type { IDataObject } from 'n8n-workflow';
 import { startAuditSite } from '../../../../../dev/server';
@@ -48,7 +49,26 @@ const reads = () => apiRequests(server()).filter((request) => request.method ===
 // javascript:, #main; docs/intro.html → next.html, ../about.html, missing.html (404); next.html → deep/three.html →
 // four.html (four clicks deep); /gone.html (410) is linked from /about.html, next.html and three.html; /about.html
 // links loop-a, which redirects to /loop-b and back. The sitemap lists /, /about.html, /docs/intro.html, /orphan.html.
-const ANALYZED_IN_ORDER = ['/', '/docs/intro.html', '/about.html', '/base.html', '/docs/next.html', '/docs/deep/three.html', '/docs/deep/four.html', '/orphan.html'];
+// / also links indexing/, whose pages say what search engines are told: noindex-meta.html (robots meta tag, links
+// ../about.html), noindex-header.html (X-Robots-Tag; links followed.html, whose Link header names itself canonical),
+// nofollow.html (robots nofollow: links hidden-by-meta.html and ../docs/missing.html, counted, not followed), a
+// rel="external NoFollow" link to hidden-by-rel.html, a rel="ugc sponsored" link to canonicalized.html (canonical:
+// preferred.html, which names itself with a fragment), two-canonicals.html (preferred.html, then /about.html), hop-1
+// (301 to hop-2, 302 to hop-3, 307 to /about.html) and price-list.pdf.
+const ANALYZED_IN_ORDER = [
+	'/',
+	'/docs/intro.html',
+	'/about.html',
+	'/base.html',
+	'/indexing/',
+	'/docs/next.html',
+	'/indexing/nofollow.html',
+	'/docs/deep/three.html',
+	'/indexing/followed.html',
+	'/indexing/preferred.html',
+	'/docs/deep/four.html',
+	'/orphan.html',
+];
 
 describe('Site > Audit: the pages of a site from its sitemaps and links', () => {
 	it('lists every URL found once with its outcome, status, depth, inlinks, redirects and orphans, and analyzes each page that answered 200 with HTML', async () => {
@@ -57,24 +77,40 @@ describe('Site > Audit: the pages of a site from its sitemaps and links', () => 
 		expect(error).toBeUndefined();
 		expect(table(items)).toEqual([
 			['/', 'created', 200, 0, 'sitemap+links', 1, false, null],
-			['/about.html', 'created', 200, 1, 'sitemap+links', 2, false, null],
+			['/about.html', 'created', 200, 1, 'sitemap+links', 3, false, null],
 			['/docs/intro.html', 'created', 200, 1, 'sitemap+links', 2, false, null],
 			['/orphan.html', 'created', 200, null, 'sitemap', 0, true, null],
 			['/old-page', 'redirected', 301, 1, 'links', 1, false, '/about.html'],
 			['/private/staff.html', 'blocked', null, 1, 'links', 1, false, null],
 			['/base.html', 'created', 200, 1, 'links', 1, false, null],
+			['/indexing/', 'created', 200, 1, 'links', 1, false, null],
 			['/docs/next.html', 'created', 200, 2, 'links', 2, false, null],
-			['/docs/missing.html', 'broken', 404, 2, 'links', 2, false, null],
+			['/docs/missing.html', 'broken', 404, 2, 'links', 3, false, null],
 			['/gone.html', 'broken', 410, 2, 'links', 3, false, null],
 			['/loop-a', 'failed', 302, 2, 'links', 1, false, null],
+			['/indexing/noindex-meta.html', 'notAnalyzed', 200, 2, 'links', 1, false, null],
+			['/indexing/noindex-header.html', 'notAnalyzed', 200, 2, 'links', 1, false, null],
+			['/indexing/nofollow.html', 'created', 200, 2, 'links', 1, false, null],
+			['/indexing/hidden-by-rel.html', 'notAnalyzed', null, 2, 'links', 1, false, null],
+			['/indexing/canonicalized.html', 'notAnalyzed', 200, 2, 'links', 1, false, null],
+			['/indexing/two-canonicals.html', 'notAnalyzed', 200, 2, 'links', 1, false, null],
+			['/indexing/hop-1', 'redirected', 301, 2, 'links', 1, false, '/about.html'],
+			['/indexing/price-list.pdf', 'notAnalyzed', 200, 2, 'links', 1, false, null],
 			['/docs/deep/three.html', 'created', 200, 3, 'links', 1, false, null],
 			['/loop-b', 'failed', 302, 2, 'links', 0, false, null],
+			['/indexing/followed.html', 'created', 200, 3, 'links', 1, false, null],
+			['/indexing/hidden-by-meta.html', 'notAnalyzed', null, 3, 'links', 1, false, null],
+			// Found through canonicalized.html's canonical URL alone: no link leads there.
+			['/indexing/preferred.html', 'created', 200, 3, 'links', 0, false, null],
+			['/indexing/hop-2', 'redirected', 302, 2, 'links', 0, false, '/about.html'],
 			['/docs/deep/four.html', 'created', 200, 4, 'links', 1, false, null],
+			['/indexing/hop-3', 'redirected', 307, 2, 'links', 0, false, '/about.html'],
 		]);
-		// Broken targets with every page and anchor text linking to them.
+		// Broken targets with every page and anchor text linking to them, a nofollow page's link too.
 		expect(linkedFrom(itemOf(items, '/docs/missing.html'))).toEqual([
 			['/docs/intro.html', 'Missing chapter'],
 			['/docs/next.html', 'Read on'],
+			['/indexing/nofollow.html', 'Old chapter'],
 		]);
 		expect(linkedFrom(itemOf(items, '/gone.html'))).toEqual([
 			['/about.html', 'Gone'],
@@ -89,13 +125,15 @@ describe('Site > Audit: the pages of a site from its sitemaps and links', () => 
 		expect(linkedFrom(itemOf(items, '/about.html'))).toEqual([
 			['/', 'About us'],
 			['/docs/intro.html', 'About'],
+			['/indexing/noindex-meta.html', 'About'],
 		]);
 		expect(itemOf(items, '/loop-a').reason).toBe(`Redirect loop: ${site.url}/loop-a → ${site.url}/loop-b → ${site.url}/loop-a`);
 		expect(itemOf(items, '/private/staff.html').reason).toMatch(/robots\.txt/);
 		// The external link counted on its page, not fetched; mailto:, tel:, javascript: and #main are no links.
 		expect(itemOf(items, '/').externalLinks).toBe(1);
 
-		// The site: robots.txt, its sitemap, then each page once, breadth first, two at a time; never the disallowed folder.
+		// The site: robots.txt, its sitemap, then each page once, breadth first, two at a time; never the disallowed
+		// folder, nor what only nofollow links lead to.
 		expect(site.paths()).toEqual([
 			'/robots.txt',
 			'/sitemap.xml',
@@ -104,19 +142,32 @@ describe('Site > Audit: the pages of a site from its sitemaps and links', () => 
 			'/about.html',
 			'/old-page',
 			'/base.html',
+			'/indexing/',
 			'/docs/next.html',
 			'/docs/missing.html',
 			'/gone.html',
 			'/loop-a',
+			'/indexing/noindex-meta.html',
+			'/indexing/noindex-header.html',
+			'/indexing/nofollow.html',
+			'/indexing/canonicalized.html',
+			'/indexing/two-canonicals.html',
+			'/indexing/hop-1',
+			'/indexing/price-list.pdf',
 			'/docs/deep/three.html',
 			'/loop-b',
+			'/indexing/followed.html',
+			'/indexing/preferred.html',
+			'/indexing/hop-2',
 			'/docs/deep/four.html',
+			'/indexing/hop-3',
 			'/orphan.html',
 		]);
 		expect(new Set(site.requests.map((request) => request.userAgent))).toEqual(new Set([USER_AGENT]));
 		expect(USER_AGENT).toContain('n8n-nodes-phprank');
 
-		// phpRank: the site's reports read once, then one create per page in the order found; none for broken targets.
+		// phpRank: the site's reports read once, then one create per indexable page in the order found; none for broken
+		// targets, nor for the pages search engines may not index.
 		expect(reads().map((request) => request.query)).toEqual([{ project: '127.0.0.1', sort_by: 'id', sort: 'desc', per_page: '100', page: '1' }]);
 		expect(creates().map((request) => pathOf(request.body.url))).toEqual(ANALYZED_IN_ORDER);
 		expect(creates().every((request) => request.body.privacy === '0')).toBe(true);
@@ -181,7 +232,7 @@ describe('Site > Audit: the pages of a site from its sitemaps and links', () => 
 		expect(byLinks.error).toBeUndefined();
 		expect(site.paths()).not.toContain('/sitemap.xml');
 		expect(site.paths()).not.toContain('/orphan.html');
-		expect(byLinks.items).toHaveLength(13);
+		expect(byLinks.items).toHaveLength(27);
 		expect(byLinks.items.every(({ json }) => json.orphan === false && (json.foundIn as string[]).join() === 'links')).toBe(true);
 
 		site.clearRequests();
@@ -211,10 +262,21 @@ describe('Site > Audit: the pages of a site from its sitemaps and links', () => 
 			['/old-page', 'notAnalyzed', null],
 			['/private/staff.html', 'blocked', null],
 			['/base.html', 'notAnalyzed', null],
+			['/indexing/', 'notAnalyzed', null],
 			['/docs/next.html', 'notAnalyzed', null],
 			['/docs/missing.html', 'notAnalyzed', null],
 		]);
 		expect(itemOf(items, '/about.html').reason).toBe('Beyond Max Pages (2)');
+		// Whether they may be indexed is not known: they were not fetched.
+		expect(items.filter(({ json }) => json.indexability === 'notFetched').map(({ json }) => pathOf(json.url))).toEqual([
+			'/about.html',
+			'/old-page',
+			'/base.html',
+			'/indexing/',
+			'/docs/next.html',
+			'/docs/missing.html',
+		]);
+		expect(items.map(({ json }) => json.indexable)).toEqual([true, true, false, false, false, false, false, false, false]);
 	});
 
 	it("a site holding more reports than the audit may analyze: its first page read, then a lookup per page, not the whole site", async () => {
@@ -230,7 +292,7 @@ describe('Site > Audit: the pages of a site from its sitemaps and links', () => 
 	});
 
 	it('Options: Max Depth, Leave Out URLs Matching, Respect robots.txt off', async () => {
-		const shallow = await audit({ discover: 'links', options: { maxDepth: 2, respectRobotsTxt: false, leaveOut: '/loop-, *.html$' } });
+		const shallow = await audit({ discover: 'links', options: { maxDepth: 2, respectRobotsTxt: false, leaveOut: '/loop-, *.html$, /indexing/' } });
 
 		expect(shallow.error).toBeUndefined();
 		expect(site.paths()).toEqual(['/', '/old-page']);
@@ -358,7 +420,9 @@ describe('Site > Audit: sites that answer badly', () => {
 		expect(error).toBeUndefined();
 		expect(itemOf(items, '/docs/deep/three.html')).toMatchObject({ outcome: 'failed', status: null, reason: 'No answer within 1 s' });
 		expect(items.some(({ json }) => pathOf(json.url) === '/docs/deep/four.html')).toBe(false);
-		expect(creates().map((request) => pathOf(request.body.url))).toEqual(ANALYZED_IN_ORDER.slice(0, 5));
+		expect(itemOf(items, '/docs/deep/three.html').indexability).toBe('failed');
+		expect(items.filter(({ json }) => json.indexability === 'failed').map(({ json }) => pathOf(json.url))).toEqual(['/docs/deep/three.html']);
+		expect(creates().map((request) => pathOf(request.body.url))).toEqual(ANALYZED_IN_ORDER.filter((path) => !path.startsWith('/docs/deep/') && path !== '/orphan.html'));
 	});
 
 	it('Check External Links: a broken external target listed with the pages linking to it', async () => {
