@@ -599,13 +599,22 @@ const TEXT_SCAN = 16 * 1024;
 /** Title, description and first heading kept to this many characters. */
 export const TEXT_LENGTH = 1000;
 
+/**
+ * A copy of a text cut out of a page: a slice of a string may hold on to the whole string, and a page's title or an
+ * anchor text is kept for the whole crawl, its page's HTML not.
+ */
+function detached(text: string): string {
+	// V8 copies a slice shorter than 13 characters already.
+	return text.length < 13 ? text : Buffer.from(text, 'utf8').toString('utf8');
+}
+
 /** Text as shown: entities decoded, control characters and runs of whitespace made one space, cut to TEXT_LENGTH. */
 function shownText(raw: string): string {
 	const text = decodeEntities(raw)
 		.replace(/\p{Cc}/gu, ' ')
 		.replace(/\s+/g, ' ')
 		.trim();
-	return text.length > TEXT_LENGTH ? `${text.slice(0, TEXT_LENGTH - 1)}\u2026` : text;
+	return detached(text.length > TEXT_LENGTH ? `${text.slice(0, TEXT_LENGTH - 1)}\u2026` : text);
 }
 
 /** The lower-case tokens of a `rel` or robots `content` value. */
@@ -699,7 +708,7 @@ export function readPage(html: string, pageUrl: string, headers: PageHeaders = {
 		let text = decodeEntities(inner.replace(/<[^>]*>/g, ' ')).replace(/\s+/g, ' ').trim();
 		if (text === '' && alt !== null) text = decodeEntities(alt[2] ?? alt[3] ?? '').trim();
 		const url = resolved(open.href, base);
-		if (url !== undefined) links.push({ url, text: text.length > ANCHOR_TEXT_LENGTH ? `${text.slice(0, ANCHOR_TEXT_LENGTH - 1)}…` : text, nofollow: open.nofollow });
+		if (url !== undefined) links.push({ url, text: detached(text.length > ANCHOR_TEXT_LENGTH ? `${text.slice(0, ANCHOR_TEXT_LENGTH - 1)}…` : text), nofollow: open.nofollow });
 		open = undefined;
 	};
 	let at = 0;
