@@ -20,5 +20,5 @@ export async function startPhpRankServer(options: PhpRankServerOptions = {}): Pr
 	await app.listen();
 	return app;
 }
-export { AuditSite, startAuditSite, AUDIT_SITEMAP_PATHS, EXTERNAL_URL } from './auditSite';
+export { AuditSite, startAuditSite, AUDIT_SITEMAP_IMAGES, AUDIT_SITEMAP_PATHS, EXTERNAL_URL } from './auditSite';
 export type { AuditSiteOptions, AuditSiteRequest, RobotsVariant, SitemapVariant } from './auditSite';
