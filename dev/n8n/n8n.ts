@@ -56,7 +56,7 @@ export class N8n {
 		const env: NodeJS.ProcessEnv = {};
 		for (const [key, value] of Object.entries(process.env)) if (!INHERITED_KEYS.test(key)) env[key] = value;
 		const { userFolder, queue, outputFolder } = this.options;
-		const { disabledModules } = this.install.runtime;
+		const { disabledModules, env: asDocumented } = this.install.runtime;
 		return {
 			...env,
 			PATH: `${path.dirname(this.install.nodeBin)}${path.delimiter}${process.env.PATH ?? ''}`,
@@ -77,6 +77,7 @@ export class N8n {
 			N8N_RESTRICT_FILE_ACCESS_TO: [EXAMPLES_DIR, ...(outputFolder ? [outputFolder] : [])].join(';'),
 			N8N_LOG_LEVEL: 'info',
 			N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS: 'true',
+			...asDocumented,
 			...(queue && {
 				EXECUTIONS_MODE: 'queue',
 				QUEUE_BULL_REDIS_HOST: '127.0.0.1',

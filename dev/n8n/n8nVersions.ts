@@ -17,12 +17,18 @@ export interface N8nRuntime {
 	 * this release knows: n8n refuses to start when the list names another.
 	 */
 	disabledModules: string[];
+	/**
+	 * Settings the docs ask of a user of this release. n8n 1.x opens SQLite without a pool by default (it warns that
+	 * this is deprecated): executions running at once then fail each other's transactions, n8n's own saving of
+	 * executions among them, so docs/free-seo-audit-form.md asks for the pool n8n 2.x has by default.
+	 */
+	env: Record<string, string>;
 }
 
 /** Every runtime the suite proves, newest first (then the newest n8n 1.x); the first is the one `npm start` runs. */
 export const N8N_RUNTIMES: readonly N8nRuntime[] = [
-	{ n8nVersion: '2.41.1', nodeVersion: '24.21.0', overrides: { linkedom: '0.18.14' }, disabledModules: ['mcp-registry'] },
-	{ n8nVersion: '1.123.81', nodeVersion: '22.23.3', overrides: { xlsx: 'npm:@e965/xlsx@0.20.2' }, disabledModules: [] },
+	{ n8nVersion: '2.41.1', nodeVersion: '24.21.0', overrides: { linkedom: '0.18.14' }, disabledModules: ['mcp-registry'], env: {} },
+	{ n8nVersion: '1.123.81', nodeVersion: '22.23.3', overrides: { xlsx: 'npm:@e965/xlsx@0.20.2' }, disabledModules: [], env: { DB_SQLITE_POOL_SIZE: '3' } },
 ];
 
 export const DEFAULT_RUNTIME = N8N_RUNTIMES[0];

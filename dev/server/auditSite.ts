@@ -10,7 +10,9 @@
  *
  * The variants a bad site plays: robots.txt missing, failing or an HTML page, or asking for a Crawl-delay; the
  * sitemap an HTML page; pages whose answer never comes (held until the server closes); pages of bad HTML (unclosed
- * tags, ten canonical links, 5 MB, binary bytes).
+ * tags, ten canonical links, 5 MB, binary bytes). Its sitemap is an image sitemap, as WordPress's SEO plugins write
+ * one: each page with the images on it. Other sitemaps (another generator's, an index) can be served in place of its
+ * own.
  */
 import { createServer } from 'node:http';
 import type { IncomingMessage, OutgoingHttpHeaders, Server, ServerResponse } from 'node:http';
@@ -26,8 +28,13 @@ export type SitemapVariant = 'xml' | 'gzip' | 'missing' | 'html';
 export interface AuditSiteOptions {
 	robots?: RobotsVariant;
 	sitemap?: SitemapVariant;
-	/** The `Sitemap:` lines of robots.txt in place of the site's own /sitemap.xml (sitemaps elsewhere, such as the shop's). */
+	/**
+	 * The `Sitemap:` lines of robots.txt in place of the site's own /sitemap.xml (sitemaps elsewhere, such as the
+	 * shop's); a path is on the site itself.
+	 */
 	sitemaps?: string[];
+	/** XML files served at these paths (`application/xml`), in place of the site's own: each made from the site's origin. */
+	xmlFiles?: Record<string, (origin: string) => string>;
 	/** Paths whose answer never comes: the request is held until the server closes. */
 	heldPaths?: string[];
 	/** Where the home page's external link points; another host, never fetched unless external links are checked. */
@@ -228,11 +235,21 @@ export const AUDIT_SITEMAP_PATHS = ['/', '/about.html', '/docs/intro.html', '/or
 const ROBOTS_RULES = (sitemaps: string[], crawlDelay?: number) =>
 	`# The site's rules\nUser-agent: OtherBot\nDisallow: /\nCrawl-delay: 30\n\nUser-agent: *\n${crawlDelay === undefined ? '' : `Crawl-delay: ${crawlDelay}\n`}Disallow: /private/\nAllow: /private/press\n\n${sitemaps.map((sitemap) => `Sitemap: ${sitemap}\n`).join('')}`;
 
+/** The images the sitemap lists with each page (`<image:image>`): URLs on the site that are no pages. */
+export const AUDIT_SITEMAP_IMAGES: Record<string, string[]> = {
+	'/': ['/wp-content/uploads/2026/11/shop-front.jpg', '/wp-content/uploads/2026/11/kettles.jpg'],
+	'/about.html': ['/wp-content/uploads/2026/11/team.jpg'],
+	'/docs/intro.html': [],
+	'/orphan.html': ['/wp-content/uploads/2026/11/orphan-banner.png'],
+};
+
 const HTML_PAGE = '<!DOCTYPE html>\n<html><head><title>Brew shop</title></head><body><p>Welcome</p></body></html>\n';
 
+// An image sitemap as WordPress's SEO plugins write one: its <image:loc> elements are no pages.
 const sitemapXml = (origin: string) =>
-	`<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${AUDIT_SITEMAP_PATHS.map(
-		(path) => `  <url><loc>${origin}${path}</loc></url>\n`,
+	`<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:image="http://www.google.com/schemas/sitemap-image/1.1">\n${AUDIT_SITEMAP_PATHS.map(
+		(path) =>
+			`  <url>\n    <loc>${origin}${path}</loc>\n${(AUDIT_SITEMAP_IMAGES[path] ?? []).map((image) => `    <image:image>\n      <image:loc>${origin}${image}</image:loc>\n    </image:image>\n`).join('')}  </url>\n`,
 	).join('')}</urlset>\n`;
 
 function pageHtml(path: string, page: SitePage): string {
@@ -308,10 +325,13 @@ export class AuditSite {
 		const html = 'text/html; charset=UTF-8';
 		if (path === '/robots.txt') {
 			const robots = this.options.robots ?? 'rules';
-			if (robots === 'rules') return send(200, 'text/plain; charset=UTF-8', ROBOTS_RULES(this.options.sitemaps ?? [`${this.url}/sitemap.xml`], this.options.crawlDelay));
+			const sitemaps = (this.options.sitemaps ?? ['/sitemap.xml']).map((sitemap) => new URL(sitemap, this.url).href);
+			if (robots === 'rules') return send(200, 'text/plain; charset=UTF-8', ROBOTS_RULES(sitemaps, this.options.crawlDelay));
 			if (robots === 'html') return send(200, html, HTML_PAGE);
 			return send(robots === 'missing' ? 404 : 500, html, `<html><body><h1>${robots === 'missing' ? 404 : 500}</h1></body></html>`);
 		}
+		const xmlFile = this.options.xmlFiles?.[path];
+		if (xmlFile !== undefined) return send(200, 'application/xml; charset=UTF-8', xmlFile(this.url));
 		if (path === '/sitemap.xml') {
 			const sitemap = this.options.sitemap ?? 'xml';
 			if (sitemap === 'xml') return send(200, 'application/xml; charset=UTF-8', sitemapXml(this.url));

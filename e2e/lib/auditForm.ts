@@ -32,6 +32,12 @@ const VISITOR = 'visitor@example.com';
 const ODD_PAGE = "https://shop.example/search?q=cold&who=it's";
 const ODD_VISITOR = 'seo+tea@tea.example';
 const SCHEDULE = 'Every minute';
+/** Addresses the suite's mail server refuses: for good (550), and for now (451). */
+const UNKNOWN_VISITOR = 'nobody@tea.example';
+const BUSY_VISITOR = 'busy@tea.example';
+/** Sent at once: six from one new address (its limit is 3 a day), the others from a visitor each. */
+const BURST_FROM_ONE = 6;
+const BURST = Array.from({ length: 20 }, (_, n) => (n < BURST_FROM_ONE ? { address: `https://burst-${n}.example/`, email: 'eager@example.com' } : { address: `https://visitor-${n}.example/`, email: `visitor-${n}@example.com` }));
 /** The phpRank rate-limit window the queued request waits out. */
 const RATE_WINDOW_SECONDS = 20;
 
@@ -50,16 +56,33 @@ interface Shown {
 	links: string[];
 }
 
-/** The form at `url` filled in and sent as a visitor does; what the page the visitor lands on shows. */
-async function sendForm(page: Page, url: string, address: string, email: string): Promise<Shown> {
+/** The form at `url` opened and filled in as a visitor does, not sent yet. */
+async function fillForm(page: Page, url: string, address: string, email: string): Promise<void> {
 	const answer = await page.goto(url);
 	assertEqual(answer?.status(), 200, `status of GET ${url}`);
 	await page.locator('#field-0').fill(address);
 	await page.locator('#field-1').fill(email);
 	await page.locator('#field-2 input[type="checkbox"]').check();
+}
+
+/** The form at `url` filled in and sent as a visitor does; what the page the visitor lands on shows. */
+async function sendForm(page: Page, url: string, address: string, email: string): Promise<Shown> {
+	await fillForm(page, url, address, email);
+	return await submitForm(page);
+}
+
+/** Sends the form the page holds; what the page the visitor lands on shows. */
+async function submitForm(page: Page): Promise<Shown> {
 	await page.locator('#submit-btn').click();
 	const heading = page.locator('.card .header h1');
-	await heading.waitFor({ state: 'visible', timeout: 60_000 }).catch(async (error: unknown) => {
+	// n8n's own page for an execution that failed: no need to wait out the timeout.
+	const failed = page.locator('#submitted-header', { hasText: 'Problem submitting response' });
+	const failure = failed.waitFor({ state: 'visible', timeout: 60_000 }).then(
+		() => Promise.reject(new Error('n8n says the execution failed')),
+		// Not shown (the page answered, or closed): this side of the race never ends it.
+		async () => await new Promise<void>(() => undefined),
+	);
+	await Promise.race([heading.waitFor({ state: 'visible', timeout: 60_000 }), failure]).catch(async (error: unknown) => {
 		const body = await page.evaluate(() => document.body.innerText.replace(/\s+/g, ' ').slice(0, 300)).catch(() => '');
 		throw new Error(`no completion page at ${page.url()}, which shows "${body}": ${String(error).split('\n')[0]}`);
 	});
@@ -101,7 +124,7 @@ export async function startAuditFormChecks(checks: Checks, context: AuditFormCon
 		});
 	};
 	try {
-		inbox = await checks.step('an SMTP server listens on 127.0.0.1 for the audit form', async () => await startSmtpInbox(), (started) => `port ${started.port}`);
+		inbox = await checks.step('an SMTP server listens on 127.0.0.1 for the audit form', async () => await startSmtpInbox({ refused: { [UNKNOWN_VISITOR]: 550, [BUSY_VISITOR]: 451 } }), (started) => `port ${started.port}, refuses ${UNKNOWN_VISITOR} (550), ${BUSY_VISITOR} (451)`);
 		const smtp = inbox;
 		const projectId = await personalProjectId(rest);
 		const ids = await ensureDataTables(rest, projectId, Object.values(AUDIT_FORM_TABLES));
@@ -118,8 +141,9 @@ export async function startAuditFormChecks(checks: Checks, context: AuditFormCon
 			return `${Object.keys(ids).join(', ')} made`;
 		});
 		mkdirSync(context.screenshotsDir, { recursive: true });
-		browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, timeout: 60_000, args: ['--disable-gpu', '--disable-quic'] });
-		const page = await (await browser.newContext({ viewport: { width: 1440, height: 900 } })).newPage();
+		const launched = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, timeout: 60_000, args: ['--disable-gpu', '--disable-quic'] });
+		browser = launched;
+		const page = await (await launched.newContext({ viewport: { width: 1440, height: 900 } })).newPage();
 		const shot = async (file: string) => {
 			await page.screenshot({ path: path.join(context.screenshotsDir, file), fullPage: true, animations: 'disabled' });
 			return file;
@@ -170,6 +194,52 @@ export async function startAuditFormChecks(checks: Checks, context: AuditFormCon
 			});
 		}
 
+		await checks.check(`audit form in Chromium: the mail server refuses ${UNKNOWN_VISITOR} (550): the page shows the score and says so; the request and the lead end as addressRefused. It answers ${BUSY_VISITOR} 451: the e-mail is said to come, the request queued for the schedule`, async () => {
+			const refused = await sendForm(page, formUrl, 'https://refused.example/', UNKNOWN_VISITOR);
+			assert(refused.title.startsWith('Your page scores '), `completion page title "${refused.title}"`);
+			assert(refused.text.endsWith(`We could not e-mail it to ${UNKNOWN_VISITOR}: the mail server refused the address.`), `completion page: "${refused.text}"`);
+			const busy = await sendForm(page, formUrl, 'https://busy.example/', BUSY_VISITOR);
+			assert(busy.text.endsWith(`It comes by e-mail to ${BUSY_VISITOR} in a few minutes.`), `completion page: "${busy.text}"`);
+			const requests = await rows('requests');
+			const of = (email: string) => requests.filter((row) => row.email === email).map((row) => [row.status, String(row.reason).replace(/:.*/s, '')]);
+			assertEqual(of(UNKNOWN_VISITOR), [['addressRefused', 'The mail server refused the address']], `${AUDIT_FORM_TABLES.requests.name}: ${UNKNOWN_VISITOR}`);
+			assert(requests.some((row) => row.email === UNKNOWN_VISITOR && String(row.reason).includes('550')), 'the refusal\'s reason does not give the server\'s 550');
+			assertEqual(of(BUSY_VISITOR), [['queued', 'E-mail try 1 of 8 failed']], `${AUDIT_FORM_TABLES.requests.name}: ${BUSY_VISITOR}`);
+			assert(requests.some((row) => row.email === BUSY_VISITOR && String(row.reason).includes('451')), 'the busy reply\'s reason does not give the server\'s 451');
+			const leads = (await rows('leads')).filter((lead) => lead.email === UNKNOWN_VISITOR);
+			assertEqual(leads.map((lead) => lead.status), ['addressRefused'], `${AUDIT_FORM_TABLES.leads.name}: ${UNKNOWN_VISITOR}`);
+			return `"${refused.text.slice(refused.text.lastIndexOf('We could'))}"`;
+		});
+
+		await checks.check(`audit form in Chromium: ${BURST.length} visitors send the form at once (n8n runs the executions in parallel): every one gets the form's answer; ${BURST_FROM_ONE} from one new e-mail address get 3 audits and ${BURST_FROM_ONE - 3} refusals; every e-mail sent once; no request left queued`, async () => {
+			const context = await launched.newContext({ viewport: { width: 1000, height: 800 } });
+			try {
+				// Each visitor's form opened and filled in first, then all sent in the same moment.
+				const pages: Page[] = [];
+				for (const { address, email } of BURST) {
+					const visitor = await context.newPage();
+					await fillForm(visitor, formUrl, address, email);
+					pages.push(visitor);
+				}
+				const shown = await Promise.all(pages.map(async (visitor) => await submitForm(visitor)));
+				const answers = shown.map((answer) => (answer.title.startsWith('Your page scores ') ? 'report' : answer.text.startsWith('You have had 3 free audits today') ? 'limit' : `"${answer.title}: ${answer.text.slice(0, 80)}"`));
+				assertEqual(answers.filter((answer) => answer === 'report').length, BURST.length - BURST_FROM_ONE + 3, `reports shown (answers: ${answers.join(', ')})`);
+				assertEqual(answers.filter((answer) => answer === 'limit').length, BURST_FROM_ONE - 3, 'the day\'s limit shown');
+				const emailed = BURST.filter((_, index) => answers[index] === 'report').map(({ email }) => email);
+				await waitFor('the burst\'s e-mails', async () => (emailed.every((email) => smtp.received().some((mail) => mail.to.includes(email))) ? true : undefined), { timeoutMs: 30_000, intervalMs: 1000 });
+				const requests = (await rows('requests')).filter((row) => BURST.some(({ email }) => email === row.email));
+				const count = (status: string) => requests.filter((row) => row.status === status).length;
+				assertEqual([requests.length, count('emailed'), count('refused'), count('queued')], [BURST.length, BURST.length - BURST_FROM_ONE + 3, BURST_FROM_ONE - 3, 0], `${AUDIT_FORM_TABLES.requests.name}: the burst's rows, emailed, refused, queued`);
+				const mails = smtp.received().filter((mail) => BURST.some(({ email }) => mail.to.includes(email)));
+				assertEqual(mails.length, emailed.length, 'e-mails the SMTP server received for the burst');
+				const leads = (await rows('leads')).filter((lead) => BURST.some(({ email }) => email === lead.email));
+				assertEqual(leads.map((lead) => lead.status).sort(), emailed.map(() => 'emailed'), `${AUDIT_FORM_TABLES.leads.name}: the burst's leads`);
+				return `${count('emailed')} reports, ${count('refused')} refused at the limit, ${mails.length} e-mails`;
+			} finally {
+				await context.close();
+			}
+		});
+
 		// Room for one audit a window (a look-up and the analysis), spent from this address, n8n's too; lifted once the
 		// request is seen queued, so that a later run of the schedule finds phpRank answering while the leg goes on.
 		const queued = await checks.step(`audit form in Chromium: phpRank's rate limit spent, the visitor is told the report comes by e-mail; the request queued, the lead kept`, async () => {
@@ -184,7 +254,7 @@ export async function startAuditFormChecks(checks: Checks, context: AuditFormCon
 				// Read while the limit is still spent: a run of the schedule meanwhile finds it spent too.
 				const requests = (await rows('requests')).filter((row) => row.email === ODD_VISITOR);
 				assertEqual(requests.map((row) => row.status), ['queued'], `${AUDIT_FORM_TABLES.requests.name}: the request`);
-				assert(String(requests[0].error).includes('429'), `the request's error "${String(requests[0].error)}" is not phpRank's 429`);
+				assert(String(requests[0].reason).includes('429'), `the request's reason "${String(requests[0].reason)}" is not phpRank's 429`);
 				const leads = (await rows('leads')).filter((lead) => lead.email === ODD_VISITOR);
 				assertEqual(leads.map((lead) => [lead.requestId, lead.status]), [[requests[0].id, 'queued']], `${AUDIT_FORM_TABLES.leads.name}: the queued visitor's lead`);
 				assertEqual(smtp.received().filter((mail) => mail.to.includes(ODD_VISITOR)).length, 0, 'e-mails to the visitor while the limit is spent');

@@ -2,7 +2,7 @@
  * A real SMTP server on 127.0.0.1 for the end-to-end suite (nodemailer's smtp-server, parsed with mailparser): it
  * takes every message n8n's Send Email node sends (plain SMTP, no TLS, any or no login) and keeps its envelope,
  * subject and its text and HTML parts. It refuses the recipients in `refused` (RCPT TO answered 550), as a mail
- * server refuses an address it does not know.
+ * server refuses an address it does not know; `refused` may give each address its reply code instead (451: try later).
  */
 import { simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
@@ -26,7 +26,8 @@ export interface SmtpInbox {
 
 export const REFUSAL = 'Recipient address rejected: user unknown';
 
-export async function startSmtpInbox({ refused = [] }: { refused?: string[] } = {}): Promise<SmtpInbox> {
+export async function startSmtpInbox({ refused = [] }: { refused?: string[] | Record<string, number> } = {}): Promise<SmtpInbox> {
+	const replies: Record<string, number> = Array.isArray(refused) ? Object.fromEntries(refused.map((address) => [address, 550])) : refused;
 	const received: ReceivedEmail[] = [];
 	const server = new SMTPServer({
 		secure: false,
@@ -35,8 +36,9 @@ export async function startSmtpInbox({ refused = [] }: { refused?: string[] } = 
 		// n8n's SMTP credential may carry a user and password: any is taken.
 		onAuth: (auth, _smtpTransaction, callback) => callback(null, { user: auth.username ?? 'n8n' }),
 		onRcptTo: (address, _smtpTransaction, callback) => {
-			if (!refused.includes(address.address)) return callback();
-			callback(Object.assign(new Error(`<${address.address}>: ${REFUSAL}`), { responseCode: 550 }));
+			const code = replies[address.address];
+			if (code === undefined) return callback();
+			callback(Object.assign(new Error(`<${address.address}>: ${code >= 500 ? REFUSAL : 'Mailbox busy, try again later'}`), { responseCode: code }));
 		},
 		onData: (stream, smtp, callback) => {
 			simpleParser(stream).then(

@@ -57,7 +57,7 @@ describe('examples/free-seo-audit-form.json', () => {
 			['Your e-mail', 'email', true],
 			['Consent', 'checkbox', true],
 		]);
-		expect(workflow.nodes.filter((node) => node.type !== 'n8n-nodes-base.stickyNote').length).toBeLessThanOrEqual(20);
+		expect(workflow.nodes.filter((node) => node.type !== 'n8n-nodes-base.stickyNote').length).toBeLessThanOrEqual(22);
 	});
 
 	it("shows the score, grade, three issues worth most to fix and the report's link, e-mails the same, and keeps the lead", async () => {
@@ -173,7 +173,7 @@ describe('examples/free-seo-audit-form.json', () => {
 		const result = await submit(page);
 
 		expect(result.error).toBeUndefined();
-		expect(result.completion).toEqual({ node: 'Completion page', title: 'We could not audit this page', message: `${why.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')}<br /><br />Nothing was analyzed.` });
+		expect(result.completion).toEqual({ node: 'Refusal page', title: 'We could not audit this page', message: `${why.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')}<br /><br />Nothing was analyzed.` });
 		expect(server.requests).toEqual([]);
 		expect(emails(result)).toEqual([]);
 		expect(requestRows()).toEqual([]);

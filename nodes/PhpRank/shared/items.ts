@@ -11,6 +11,8 @@ interface ReportShape {
 	omitResults: boolean;
 	/** phpRank's web address, the Base URL without /api/v1: a report's page is {site}/reports/{id}. */
 	site: string;
+	/** Leaves out `url`, phpRank's form of the page's address (no scheme, no www.), where the item has the page's own. */
+	omitUrl?: boolean;
 }
 
 function scoreOf(value: unknown): number | undefined {
@@ -68,13 +70,13 @@ function reportUrlOf(site: string, id: unknown): string | null {
  * `failedChecks` with their `failedCheckNames`, which stay when `results` is left out; beside its `privacy`,
  * the `reportUrl` of its page.
  */
-export function shapeReport(record: IDataObject, { omitResults, site }: ReportShape, additions: IDataObject = {}): IDataObject {
+export function shapeReport(record: IDataObject, { omitResults, site, omitUrl = false }: ReportShape, additions: IDataObject = {}): IDataObject {
 	const failedChecks = failedChecksOf(record.results);
 	const summary = failedChecks === undefined ? additions : { ...additions, failedChecks, failedCheckNames: namesOf(failedChecks) };
 	const report: IDataObject = {};
 	let summarized = false;
 	for (const [key, value] of Object.entries(record)) {
-		if (key === 'results' && omitResults) continue;
+		if ((key === 'results' && omitResults) || (key === 'url' && omitUrl)) continue;
 		if (key !== 'result') {
 			report[key] = value;
 			if (key === 'privacy') report.reportUrl = reportUrlOf(site, record.id);

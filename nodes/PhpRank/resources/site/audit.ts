@@ -297,13 +297,13 @@ function pacedFetch(fetch: Fetch, site: URL, delaySeconds: number, isCancelled: 
 type Analysis = { outcome: string; report: IDataObject } | { failure: string; error: unknown };
 
 /**
- * Shaped at once: the record with every check's results is not kept for the rest of the crawl. Its `url` and
- * `outcome` are left out by a copy, not deleted: an object with a property deleted (or with many set one by one)
- * holds its properties in a dictionary, several times their size, for every page held until the crawl ends.
+ * Shaped at once: the record with every check's results is not kept for the rest of the crawl. The item's url is
+ * the page's as found, so phpRank's form of it (no scheme, no www.) is left out of the report (`omitUrl`), and its
+ * `outcome` by a copy, not deleted: an object with a property deleted (or with many set one by one) holds its
+ * properties in a dictionary, several times their size, for every page held until the crawl ends.
  */
-function analysisOf({ record, additions }: CreateOutcome, shape: { omitResults: boolean; site: string }): Analysis {
-	// The item's url is the page's as found; phpRank's form of it (no scheme, no www.) is the report's own.
-	const { url: phpRankUrl, outcome, ...report } = shapeReport(record, shape, additions);
+function analysisOf({ record, additions }: CreateOutcome, shape: { omitResults: boolean; site: string; omitUrl: boolean }): Analysis {
+	const { outcome, ...report } = shapeReport(record, shape, additions);
 	return { outcome: String(outcome), report };
 }
 
@@ -353,7 +353,7 @@ async function auditSite(this: IExecutePaginationFunctions, requestData: Request
 	}
 
 	const site = await client.site();
-	const shape = { omitResults: !settings.includeResults, site };
+	const shape = { omitResults: !settings.includeResults, site, omitUrl: true };
 	const project = reportAddressOf(settings.siteUrl).project;
 	// The site's reports read once, while the crawl goes on: each page is then matched against them.
 	if (readsSiteReports(this)) SiteReports.of(client, project).readWhole(client, { urls: settings.maxPages });

@@ -29,15 +29,101 @@ export async function gunzip(bytes: Buffer): Promise<Buffer> {
 
 const XML_ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
 
-function locsOf(xml: string): string[] {
+/** The five entities XML defines and character references (`&#38;`, `&#x26;`); anything else is left as written. */
+function decoded(text: string): string {
+	if (!text.includes('&')) return text;
+	return text.replace(/&(?:(amp|lt|gt|quot|apos)|#(\d{1,7})|#x([0-9A-Fa-f]{1,6}));/g, (whole, name?: string, decimal?: string, hex?: string) => {
+		if (name !== undefined) return XML_ENTITIES[name];
+		const code = decimal !== undefined ? Number(decimal) : parseInt(hex!, 16);
+		return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
+	});
+}
+
+/**
+ * The markup of an XML file, each piece matched where it starts: an element's tag (`/` in 1 for an end tag, the
+ * qualified name in 2, the attributes in 3, ending in `/` for an empty element), a CDATA section (its text in 4), a
+ * comment, a processing instruction (the `<?xml-stylesheet?>` of Yoast's and Rank Math's sitemaps) or a declaration
+ * such as <!DOCTYPE>. What lies between two matches is text. Tags first: they are most of a sitemap's markup.
+ */
+const MARKUP =
+	/<(\/?)([A-Za-z_][\w.-]*(?::[A-Za-z_][\w.-]*)?)((?:[^>"']|"[^"]*"|'[^']*')*)>|<!\[CDATA\[([\s\S]*?)\]\]>|<!--[\s\S]*?-->|<\?[\s\S]*?\?>|<!(?:[^>[]|\[[^\]]*\])*>/g;
+
+const NAMESPACE_DECLARATION = /(?:^|\s)xmlns(?::([A-Za-z_][\w.-]*))?\s*=\s*(?:"([^"]*)"|'([^']*)')/g;
+
+/** The namespace each prefix is bound to where an element is, '' standing for the default namespace. */
+type Namespaces = ReadonlyMap<string, string>;
+
+const NO_NAMESPACES: Namespaces = new Map();
+
+interface OpenElement {
+	name: string;
+	local: string;
+	namespace: string;
+	namespaces: Namespaces;
+}
+
+function namespacesIn(attributes: string, outer: Namespaces): Namespaces {
+	if (!attributes.includes('xmlns')) return outer;
+	let inner: Map<string, string> | undefined;
+	NAMESPACE_DECLARATION.lastIndex = 0;
+	for (let match = NAMESPACE_DECLARATION.exec(attributes); match !== null; match = NAMESPACE_DECLARATION.exec(attributes)) {
+		inner ??= new Map(outer);
+		inner.set(match[1] ?? '', decoded(match[2] ?? match[3]));
+	}
+	return inner ?? outer;
+}
+
+/**
+ * The URLs a sitemap lists: the text of each `<loc>` that is a child of an entry (`<url>` in a urlset, `<sitemap>`
+ * in an index) in the entry's own namespace, so with the sitemap namespace bound to any prefix or to none. Other
+ * namespaces' elements in an entry are not its URL: `<image:loc>` (image sitemaps, also one written straight into
+ * `<url>`), `<video:content_loc>` and the other video URLs, `<xhtml:link href>` (hreflang), `<news:*>`. A loc's text
+ * is read as XML: entities and character references decoded, CDATA taken as it is, the whole trimmed.
+ */
+function locsOf(xml: string, entry: 'url' | 'sitemap'): string[] {
 	const locs: string[] = [];
-	const loc = /<(?:[A-Za-z0-9_-]+:)?loc\b[^>]*>([\s\S]*?)<\/(?:[A-Za-z0-9_-]+:)?loc>/g;
-	for (let match = loc.exec(xml); match !== null; match = loc.exec(xml)) {
-		const text = match[1]
-			.replace(/^\s*<!\[CDATA\[([\s\S]*)\]\]>\s*$/, '$1')
-			.replace(/&(amp|lt|gt|quot|apos);/g, (_, name: string) => XML_ENTITIES[name])
-			.trim();
-		if (text !== '') locs.push(text);
+	const open: OpenElement[] = [];
+	let namespaces = NO_NAMESPACES;
+	// The loc being read: how many elements are open inside it and its text so far.
+	let loc: { depth: number; text: string } | undefined;
+	let textFrom = 0;
+	MARKUP.lastIndex = 0;
+	for (let match = MARKUP.exec(xml); match !== null; match = MARKUP.exec(xml)) {
+		if (loc !== undefined) {
+			loc.text += decoded(xml.slice(textFrom, match.index));
+			if (match[4] !== undefined) loc.text += match[4];
+		}
+		textFrom = MARKUP.lastIndex;
+		const name = match[2];
+		if (name === undefined) continue;
+		if (match[1] === '/') {
+			// An end tag closes its element and any left open inside it; one that closes nothing open is passed over.
+			let at = open.length - 1;
+			while (at >= 0 && open[at].name !== name) at--;
+			if (at < 0) continue;
+			open.length = at;
+			namespaces = at > 0 ? open[at - 1].namespaces : NO_NAMESPACES;
+			if (loc !== undefined && open.length < loc.depth) {
+				const url = loc.text.trim();
+				if (url !== '') locs.push(url);
+				loc = undefined;
+			}
+			continue;
+		}
+		const attributes = match[3];
+		const colon = name.indexOf(':');
+		const local = colon < 0 ? name : name.slice(colon + 1);
+		const prefix = colon < 0 ? '' : name.slice(0, colon);
+		const inner = namespacesIn(attributes, namespaces);
+		// A prefix bound to no namespace is one of its own; unprefixed names with no default namespace share ''.
+		const namespace = inner.get(prefix) ?? (prefix === '' ? '' : `${prefix}:`);
+		if (attributes.endsWith('/')) continue;
+		const parent = open[open.length - 1];
+		open.push({ name, local, namespace, namespaces: inner });
+		namespaces = inner;
+		if (loc === undefined && local === 'loc' && parent !== undefined && parent.local === entry && parent.namespace === namespace) {
+			loc = { depth: open.length, text: '' };
+		}
 	}
 	return locs;
 }
@@ -109,7 +195,7 @@ async function readFile(
 	}
 	const kind = /<(?:[A-Za-z0-9_-]+:)?sitemapindex[\s>]/.test(head) ? 'index' : /<(?:[A-Za-z0-9_-]+:)?urlset[\s>]/.test(head) ? 'urlset' : undefined;
 	if (kind === undefined) throw new SitemapError(`Sitemap ${file} is not a sitemap (no <urlset> or <sitemapindex>)`);
-	const locs = locsOf(text);
+	const locs = locsOf(text, kind === 'index' ? 'sitemap' : 'url');
 	if (locs.length > MAX_URLS_PER_FILE) {
 		throw new SitemapError(`Sitemap ${file} lists ${locs.length} URLs, more than the ${MAX_URLS_PER_FILE} a sitemap may hold`);
 	}
