@@ -178,9 +178,18 @@ export async function startAuditFormChecks(checks: Checks, context: AuditFormCon
 			return shown.title;
 		});
 
+		// Other spellings of phpRank's own address (this machine): refused as the URL parser reads them.
+		const phpRankPort = new URL(phpRank.url).port;
+		const loopback = '127.0.0.1 is not on the public web: it is this machine (a loopback address). We audit public pages only.';
 		for (const [address, why] of [
 			['ftp://example.com/file', 'The address must start with http:// or https://.'],
 			['http://192.168.1.10/admin', '192.168.1.10 is not on the public web: it is a private network address. We audit public pages only.'],
+			[`http://127.1:${phpRankPort}/`, loopback],
+			[`http://0177.0.0.1:${phpRankPort}/`, loopback],
+			[`http://%31%32%37.0.0.1:${phpRankPort}/`, loopback],
+			[`http://[0:0:0:0:0:0:0:1]:${phpRankPort}/`, '[::1] is not on the public web: it is this machine (a loopback address). We audit public pages only.'],
+			[`http://[::ffff:127.0.0.1]:${phpRankPort}/`, '[::ffff:7f00:1] is not on the public web: it is this machine (a loopback address). We audit public pages only.'],
+			['http://0xa9fea9fe/latest/meta-data/', '169.254.169.254 is not on the public web: it is the cloud metadata address. We audit public pages only.'],
 		] as const) {
 			await checks.check(`audit form in Chromium: ${address} refused, the form says why, phpRank is not asked`, async () => {
 				const before = phpRank.requests.length;
