@@ -229,6 +229,26 @@ const pages = (externalUrl: string, badHtml: boolean): Record<string, SitePage> 
 	...(badHtml ? BAD_HTML_PAGES : {}),
 });
 
+/**
+ * The pages an audit of the site analyzes, in the order a breadth-first crawl from `/` finds them: those answering 200
+ * with HTML that robots.txt allows, a followed link, a canonical URL or the sitemap leads to, and search engines may
+ * index (the orphan, in the sitemap only, last).
+ */
+export const AUDIT_SITE_ANALYZED_PATHS: readonly string[] = [
+	'/',
+	'/docs/intro.html',
+	'/about.html',
+	'/base.html',
+	'/indexing/',
+	'/docs/next.html',
+	'/indexing/nofollow.html',
+	'/docs/deep/three.html',
+	'/indexing/followed.html',
+	'/indexing/preferred.html',
+	'/docs/deep/four.html',
+	'/orphan.html',
+];
+
 /** The paths the sitemap lists: three pages also linked, and the orphan, linked from none. */
 export const AUDIT_SITEMAP_PATHS = ['/', '/about.html', '/docs/intro.html', '/orphan.html'];
 

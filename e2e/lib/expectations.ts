@@ -4,7 +4,7 @@
  */
 import path from 'node:path';
 
-import type { PhpRankServer } from '../../dev/server';
+import { AUDIT_SITE_ANALYZED_PATHS, type PhpRankServer } from '../../dev/server';
 import { assert, assertEqual } from './checks';
 import { itemsOf, type Execution } from '../../dev/n8n/executions';
 import {
@@ -72,7 +72,7 @@ function changedChecks(before: Report, after: Report) {
 		fixedChecks: byImportance((importance) => only(failedBefore[importance], failedAfter[importance])),
 	};
 }
-const sorted = <T>(values: T[]) => [...values].sort((a, b) => (String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0));
+const sorted = <T>(values: readonly T[]) => [...values].sort((a, b) => (String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0));
 
 const spreadsheetOffline: ExampleExpectation = {
 	prepare: (server) => server.reset(),
@@ -265,20 +265,7 @@ const projectDigestOffline: ExampleExpectation = {
 /** What Site > Audit finds of the bundled audit site (dev/server/auditSite.ts), by path. */
 const AUDIT_SITE = {
 	/** The indexable pages that answer 200 with HTML: what phpRank is asked about. */
-	analyzed: [
-		'/',
-		'/docs/intro.html',
-		'/about.html',
-		'/base.html',
-		'/indexing/',
-		'/docs/next.html',
-		'/indexing/nofollow.html',
-		'/docs/deep/three.html',
-		'/indexing/followed.html',
-		'/indexing/preferred.html',
-		'/docs/deep/four.html',
-		'/orphan.html',
-	],
+	analyzed: AUDIT_SITE_ANALYZED_PATHS,
 	/** Pages search engines may not index (noindex, canonicalized), and those only nofollow links lead to: never sent to phpRank. */
 	notIndexable: ['/indexing/noindex-meta.html', '/indexing/noindex-header.html', '/indexing/canonicalized.html', '/indexing/two-canonicals.html', '/indexing/hidden-by-rel.html', '/indexing/hidden-by-meta.html'],
 	broken: {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
-import { startAuditSite, startPhpRankServer } from '../../dev/server';
+import { AUDIT_SITE_ANALYZED_PATHS, startAuditSite, startPhpRankServer } from '../../dev/server';
 import type { AuditSite, PhpRankServer, ReportState } from '../../dev/server';
 import {
 	AUDIT_HISTORY_TABLES,
@@ -22,24 +22,8 @@ import { apiRequests } from '../support/phpRank';
 const WORKFLOW_FILE = 'site-audit-offline.json';
 const SETTINGS = 'Audit settings';
 const WEEK_SECONDS = 7 * 86_400;
-/**
- * The audit site's pages that answer 200 with HTML, robots.txt allows, a followed link, a canonical URL or the
- * sitemap leads to, and search engines may index: what phpRank analyzes.
- */
-const ANALYZED_PATHS = [
-	'/',
-	'/docs/intro.html',
-	'/about.html',
-	'/base.html',
-	'/indexing/',
-	'/docs/next.html',
-	'/indexing/nofollow.html',
-	'/docs/deep/three.html',
-	'/indexing/followed.html',
-	'/indexing/preferred.html',
-	'/docs/deep/four.html',
-	'/orphan.html',
-];
+/** What phpRank analyzes of the audit site. */
+const ANALYZED_PATHS = AUDIT_SITE_ANALYZED_PATHS;
 
 let server: PhpRankServer;
 let site: AuditSite;

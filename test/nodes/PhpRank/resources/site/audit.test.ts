@@ -5,7 +5,7 @@
  * indexable page that answered 200 with HTML).
  */
 import type { IDataObject } from 'n8n-workflow';
-import { AUDIT_SITEMAP_IMAGES, startAuditSite } from '../../../../../dev/server';
+import { AUDIT_SITE_ANALYZED_PATHS, AUDIT_SITEMAP_IMAGES, startAuditSite } from '../../../../../dev/server';
 import type { AuditSite, AuditSiteOptions } from '../../../../../dev/server';
 import { deepIndexFile, NESTED_INDEX_FILE, SITE_PREFIX, sitemapFilesFrom } from '../../../../../dev/server/site';
 import { USER_AGENT } from '../../../../../nodes/PhpRank/resources/site/audit';
@@ -56,20 +56,7 @@ const reads = () => apiRequests(server()).filter((request) => request.method ===
 // rel="external NoFollow" link to hidden-by-rel.html, a rel="ugc sponsored" link to canonicalized.html (canonical:
 // preferred.html, which names itself with a fragment), two-canonicals.html (preferred.html, then /about.html), hop-1
 // (301 to hop-2, 302 to hop-3, 307 to /about.html) and price-list.pdf.
-const ANALYZED_IN_ORDER = [
-	'/',
-	'/docs/intro.html',
-	'/about.html',
-	'/base.html',
-	'/indexing/',
-	'/docs/next.html',
-	'/indexing/nofollow.html',
-	'/docs/deep/three.html',
-	'/indexing/followed.html',
-	'/indexing/preferred.html',
-	'/docs/deep/four.html',
-	'/orphan.html',
-];
+const ANALYZED_IN_ORDER = AUDIT_SITE_ANALYZED_PATHS;
 
 describe('Site > Audit: the pages of a site from its sitemaps and links', () => {
 	it('lists every URL found once with its outcome, status, depth, inlinks, redirects and orphans, and analyzes each page that answered 200 with HTML', async () => {
