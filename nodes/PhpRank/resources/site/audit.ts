@@ -24,6 +24,8 @@ import { SiteReports } from '../report/siteReports';
 import { Crawl, indexabilityOf, isBroken, linkedFromOf, MAX_CRAWL_DELAY_SECONDS, pathPatterns, Robots, siteKeyOf } from './crawler';
 import type { CrawledPage, Fetch, Fetched } from './crawler';
 import { readSitemaps, SitemapError } from './sitemaps';
+import { siteIssuesOf } from './siteIssues';
+import type { SiteIssue } from './siteIssues';
 
 const DISCOVER = { both: 'both', sitemaps: 'sitemaps', links: 'links' } as const;
 
@@ -128,6 +130,13 @@ export const siteAuditOptions: INodeProperties[] = [
 		description: 'Whether to fetch the links to other hosts and list the broken ones; off, each page counts them in externalLinks',
 	},
 	{
+		displayName: 'Check Images',
+		name: 'checkImages',
+		type: 'boolean',
+		default: true,
+		description: "Whether to ask the site for each of its images shown on its pages (<img src>), once, to find those that do not load",
+	},
+	{
 		displayName: 'Respect robots.txt',
 		name: 'respectRobotsTxt',
 		type: 'boolean',
@@ -165,6 +174,7 @@ interface AuditSettings {
 	maxDepth?: number;
 	leaveOut: string[];
 	checkExternal: boolean;
+	checkImages: boolean;
 	respectRobots: boolean;
 	analyzeNonIndexable: boolean;
 	includeResults: boolean;
@@ -199,6 +209,7 @@ function settingsOf(context: IExecuteSingleFunctions): AuditSettings {
 			.map((pattern) => pattern.trim())
 			.filter((pattern) => pattern !== ''),
 		checkExternal: parseBoolean(context, 'Check External Links', options.checkExternalLinks ?? false),
+		checkImages: parseBoolean(context, 'Check Images', options.checkImages ?? true),
 		respectRobots: parseBoolean(context, 'Respect robots.txt', options.respectRobotsTxt ?? true),
 		analyzeNonIndexable: parseBoolean(context, 'Analyze Non-Indexable Pages', options.analyzeNonIndexable ?? false),
 		// Off unless added and on: every check's entry of hundreds of pages is megabytes, and failedChecks stay.
@@ -238,11 +249,11 @@ function bytesOf(body: unknown): Buffer {
 
 /** The site's pages fetched with n8n's request helper: no redirect followed, a User-Agent naming the package. */
 function siteFetch(context: IExecutePaginationFunctions, timeoutSeconds: number): Fetch {
-	return async (url: string): Promise<Fetched> => {
+	return async (url: string, method = 'GET'): Promise<Fetched> => {
 		const started = Date.now();
 		const response = (await context.helpers
 			.httpRequest({
-				method: 'GET',
+				method,
 				url,
 				headers: { 'User-Agent': USER_AGENT, Accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' },
 				encoding: 'arraybuffer',
@@ -270,14 +281,14 @@ function pacedFetch(fetch: Fetch, site: URL, delaySeconds: number, isCancelled: 
 	const siteKey = siteKeyOf(site);
 	let answeredAt = Date.now();
 	let previous: Promise<void> = Promise.resolve();
-	return async (url: string): Promise<Fetched> => {
+	return async (url: string, method?: 'GET' | 'HEAD'): Promise<Fetched> => {
 		let onSite: boolean;
 		try {
 			onSite = siteKeyOf(new URL(url)) === siteKey;
 		} catch {
 			onSite = false;
 		}
-		if (!onSite) return await fetch(url);
+		if (!onSite) return await fetch(url, method);
 		const before = previous;
 		let done = () => {};
 		previous = new Promise<void>((resolve) => (done = resolve));
@@ -285,7 +296,7 @@ function pacedFetch(fetch: Fetch, site: URL, delaySeconds: number, isCancelled: 
 			await before;
 			const at = answeredAt + delaySeconds * 1000;
 			while (!isCancelled() && Date.now() < at) await sleep(Math.min(PACE_SLICE_MS, at - Date.now()));
-			return await fetch(url);
+			return await fetch(url, method);
 		} finally {
 			answeredAt = Date.now();
 			done();
@@ -351,6 +362,7 @@ async function auditSite(this: IExecutePaginationFunctions, requestData: Request
 		if (read instanceof NodeOperationError) throw read;
 		sitemapPages = read.pages;
 	}
+	const hasSitemap = sitemapPages.length > 0;
 
 	const site = await client.site();
 	const shape = { omitResults: !settings.includeResults, site, omitUrl: true };
@@ -374,6 +386,7 @@ async function auditSite(this: IExecutePaginationFunctions, requestData: Request
 		maxPages: settings.maxPages,
 		isLeftOut: (url) => leftOut(url),
 		checkExternal: settings.checkExternal,
+		checkImages: settings.checkImages,
 		concurrency: crawlDelaySeconds === null ? SITE_CONCURRENCY : 1,
 		handNonIndexable: settings.analyzeNonIndexable,
 		isCancelled,
@@ -403,6 +416,8 @@ async function auditSite(this: IExecutePaginationFunctions, requestData: Request
 	// The crawl lets them go once it has registered them (see Crawl): nor are they held here for the crawl's length.
 	sitemapPages = [];
 	await crawl.run();
+	// While phpRank analyzes the last pages.
+	if (settings.checkImages) await crawl.checkImages();
 	const settled = new Map<string, Analysis>();
 	for (const [url, analysis] of analyses) settled.set(url, await analysis);
 	analyses.clear();
@@ -416,9 +431,10 @@ async function auditSite(this: IExecutePaginationFunctions, requestData: Request
 	if (startPage?.url === start.href && startPage.failure !== undefined && pages.every((page) => page.status === null)) unreachable(startPage.failure);
 
 	const crawlFacts: CrawlFacts = { crawlDelaySeconds, robotsAgent: robots?.agent ?? '*' };
+	const siteIssues = siteIssuesOf({ crawl, hasSitemap });
 	const items: IDataObject[] = [];
 	for (const page of pages) {
-		const item = auditItem(crawl, page, settings, crawlFacts, settled.get(page.url));
+		const item = auditItem(crawl, page, settings, crawlFacts, settled.get(page.url), siteIssues.get(page.url) ?? []);
 		// Each analysis is let go once its item holds its report: the items and the analyses are never all held twice.
 		settled.delete(page.url);
 		if (item !== undefined) items.push(item);
@@ -447,6 +463,7 @@ function auditItem(
 	settings: AuditSettings,
 	crawlFacts: CrawlFacts,
 	analysis: Analysis | undefined,
+	siteIssues: SiteIssue[],
 ): IDataObject | undefined {
 	const indexability = indexabilityOf(page);
 	const facts = page.facts;
@@ -513,6 +530,7 @@ function auditItem(
 		responseMs: page.responseMs,
 		htmlBytes: page.htmlBytes,
 		crawlDelaySeconds: crawlFacts.crawlDelaySeconds,
+		siteIssues: siteIssues as unknown as IDataObject[],
 		...report,
 	};
 }

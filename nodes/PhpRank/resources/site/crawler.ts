@@ -5,6 +5,8 @@
  * is given, and hands each indexable page that answered 200 with HTML to `onPage` in the order found, while it goes on.
  */
 
+import { contentFingerprint } from './duplicates';
+
 /** An answer of the site: status, headers in lower case, body bytes, and how long it took. */
 export interface Fetched {
 	status: number;
@@ -14,8 +16,17 @@ export interface Fetched {
 	ms: number;
 }
 
-/** Fetches one URL without following redirects; rejects when no answer came (its message says why). */
-export type Fetch = (url: string) => Promise<Fetched>;
+/** Fetches one URL (GET by default) without following redirects; rejects when no answer came (its message says why). */
+export type Fetch = (url: string, method?: 'GET' | 'HEAD') => Promise<Fetched>;
+
+/** An image of the site (`<img src>`), the pages showing it, and what it answered in the end (null: not asked, or no answer). */
+export interface ImageCheck {
+	url: string;
+	status: number | null;
+	/** Disallowed by robots.txt: not asked. */
+	blocked: boolean;
+	pages: string[];
+}
 
 /** A link to a page: the page it is on and its anchor text. */
 export interface LinkFrom {
@@ -86,6 +97,11 @@ export interface CrawledPage {
 	responseMs: number | null;
 	/** The size of an HTML page's answer; null for any other. */
 	htmlBytes: number | null;
+	/** Its main text's fingerprint (duplicates.ts); null when it has too little text, or is no HTML page. */
+	fingerprint: Uint32Array | null;
+	/** Its links to pages of the site that say `rel="nofollow"`, and the first LINKED_FROM_KEPT pages they lead to. */
+	nofollowLinks: number;
+	nofollowTargets: string[];
 }
 
 export interface CrawlSettings {
@@ -103,6 +119,8 @@ export interface CrawlSettings {
 	checkExternal: boolean;
 	/** Requests to the site at once: a customer's site, crawled gently. */
 	concurrency: number;
+	/** Collect the site's images shown on its pages, for checkImages. */
+	checkImages: boolean;
 	/** Hand the HTML pages that are not indexable (noindex, canonicalized) to `onPage` too. */
 	handNonIndexable: boolean;
 	onPage: (page: CrawledPage) => void;
@@ -337,8 +355,10 @@ export class Crawl {
 			}
 		}
 		if (!page.isHtml || answer === undefined) return;
-		const { links, facts } = readPage(answer.body.toString('utf8'), page.url, answer);
+		const { links, images, text, facts } = readPage(answer.body.toString('utf8'), page.url, answer);
 		page.facts = facts;
+		page.fingerprint = contentFingerprint(text);
+		if (this.settings.checkImages) for (const image of images) this.imageFound(image, page);
 		const indexable = indexabilityOf(page) === 'indexable';
 		if ((indexable || this.settings.handNonIndexable) && this.handedCount < this.settings.maxPages) {
 			this.handedCount++;
@@ -346,7 +366,7 @@ export class Crawl {
 			this.settings.onPage(page);
 		}
 		const childDepth = page.depth === null ? null : page.depth + 1;
-		if (facts.canonical !== null && facts.canonical !== page.url && this.settings.followLinks) {
+		if (facts.canonical !== null && facts.canonical !== page.url) {
 			// The URL it names in its place is crawled as a link from it is: found by following the site, not an inlink.
 			const target = this.found(facts.canonical, { depth: childDepth });
 			if (target !== undefined) {
@@ -369,10 +389,84 @@ export class Crawl {
 			if (target === undefined || target === page) continue;
 			target.byLink = true;
 			addLink(target, { url: page.url, text: link.text });
+			if (link.nofollow) {
+				page.nofollowLinks++;
+				if (page.nofollowTargets.length < LINKED_FROM_KEPT) page.nofollowTargets = [...page.nofollowTargets, target.url];
+			}
 			// A nofollow link (or any link of a nofollow page) is counted, and leads the crawl nowhere.
 			if (this.settings.followLinks && !facts.nofollow && !link.nofollow) this.queue(target);
 		}
 	}
+
+	/** Registers an image of the site shown on a page: fetched once, by checkImages, whatever the pages showing it. */
+	private imageFound(href: string, on: CrawledPage): void {
+		let image = this.imagesByUrl.get(href);
+		if (image === undefined) {
+			let url: URL;
+			try {
+				url = new URL(href);
+			} catch {
+				return;
+			}
+			if (!this.isOnSite(url) || this.settings.isLeftOut(url)) return;
+			image = { url: href, status: null, blocked: this.settings.robots?.allows(url) === false, pages: [] };
+			this.imagesByUrl.set(href, image);
+		}
+		if (image.pages[image.pages.length - 1] !== on.url) image.pages.push(on.url);
+	}
+
+	/**
+	 * Asks the site for each image found once (HEAD, GET where HEAD is not allowed), within the crawl's concurrency,
+	 * following its redirects; an image that is also a page crawled is not asked again, nor one robots.txt disallows.
+	 */
+	async checkImages(): Promise<void> {
+		const waiting = [...this.imagesByUrl.values()].filter((image) => !image.blocked);
+		const worker = async () => {
+			for (let image = waiting.shift(); image !== undefined && !this.settings.isCancelled(); image = waiting.shift()) {
+				image.status = await this.imageStatus(image.url);
+			}
+		};
+		await Promise.all(Array.from({ length: this.settings.concurrency }, worker));
+	}
+
+	private async imageStatus(first: string): Promise<number | null> {
+		let url = first;
+		for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
+			const known = this.pagesByUrl.get(url) ?? (url === first ? undefined : this.imagesByUrl.get(url));
+			let status: number | null;
+			let location: string | undefined;
+			if (known !== undefined && known.status !== null) {
+				status = known.status;
+				location = 'location' in known && known.location !== null ? known.location : undefined;
+			} else {
+				try {
+					let answer = await this.settings.fetch(url, 'HEAD');
+					if (answer.status === 405 || answer.status === 501) answer = await this.settings.fetch(url, 'GET');
+					status = answer.status;
+					location = answer.headers.location;
+				} catch {
+					return null;
+				}
+			}
+			if (!isRedirect(status) || location === undefined) return status;
+			try {
+				const next = new URL(location, url);
+				if (!this.isOnSite(next) || this.settings.robots?.allows(next) === false) return status;
+				next.hash = '';
+				url = next.href;
+			} catch {
+				return status;
+			}
+		}
+		return null;
+	}
+
+	/** The images of the site shown on its pages, with what they answered. */
+	images(): ImageCheck[] {
+		return [...this.imagesByUrl.values()];
+	}
+
+	private readonly imagesByUrl = new Map<string, ImageCheck>();
 
 	private externalLink(href: string, from: CrawledPage, text: string): void {
 		let target = this.pagesByUrl.get(href);
@@ -662,6 +756,19 @@ function elementEnd(html: string, from: number, closing: RegExp): { end: number;
 	return { end: Math.min(next === -1 ? html.length : next, from + TEXT_SCAN), closed: false };
 }
 
+/** A page's text is read this far: enough for the words its fingerprint is made of (duplicates.ts). */
+const MAIN_TEXT_CHARS = 200_000;
+/** What surrounds a page's content on every page of a site: its text is no part of the page's main text. */
+const CHROME = new Set(['nav', 'header', 'footer', 'aside', 'noscript', 'template']);
+
+/** What a page says: its links, the `<img src>` URLs it shows, its main text (see readPage) and its facts. */
+export interface PageRead {
+	links: PageLink[];
+	images: string[];
+	text: string;
+	facts: PageFacts;
+}
+
 const SCRIPT_END = /<\/script/gi;
 const STYLE_END = /<\/style/gi;
 const TITLE_END = /<\/title/gi;
@@ -670,13 +777,28 @@ const H1_END = /<\/h1/gi;
 /**
  * What a page's HTML (and its X-Robots-Tag and Link headers) says: every `<a href>` as an absolute http(s) URL
  * without its fragment, with its anchor text (an image's alt when it has no text) and whether its `rel` says nofollow,
- * resolved against the page's address or its `<base href>`; and its facts (see PageFacts). Comments, scripts and
- * styles are skipped; `mailto:`, `tel:`, `javascript:` and other schemes left out. The links come from the whole
+ * resolved against the page's address or its `<base href>`; every `<img src>`; its main text: the text of its body
+ * (or of its `<main>` and `<article>` when it has them) without its navigation, header, footer and asides, read up
+ * to MAIN_TEXT_CHARS; and its facts (see PageFacts). Comments, scripts and styles are skipped; `mailto:`, `tel:`, `javascript:` and other schemes left out. The links come from the whole
  * page, the facts of the head from its first HEAD_CHARS characters. A tokenizer of its own: n8n allows a community
  * node no HTML parser. Whatever the bytes, it returns.
  */
-export function readPage(html: string, pageUrl: string, headers: PageHeaders = {}): { links: PageLink[]; facts: PageFacts } {
+export function readPage(html: string, pageUrl: string, headers: PageHeaders = {}): PageRead {
 	const links: PageLink[] = [];
+	const images: string[] = [];
+	// The body's text, and what of it is in <main> or <article>: the main text is the latter when there is one.
+	const bodyText: string[] = [];
+	const mainText: string[] = [];
+	let textLength = 0;
+	let chromeDepth = 0;
+	let mainDepth = 0;
+	// The words on either side of a tag are two words.
+	const space = () => {
+		if (!inBody || textLength >= MAIN_TEXT_CHARS) return;
+		textLength++;
+		bodyText.push(' ');
+		if (mainDepth > 0) mainText.push(' ');
+	};
 	let base = pageUrl;
 	let title: string | null = null;
 	let metaDescription: string | null = null;
@@ -714,6 +836,12 @@ export function readPage(html: string, pageUrl: string, headers: PageHeaders = {
 	let at = 0;
 	while (at < html.length) {
 		const lt = html.indexOf('<', at);
+		if (inBody && chromeDepth === 0 && svgDepth === 0 && textLength < MAIN_TEXT_CHARS && lt !== at) {
+			const text = html.slice(at, lt === -1 ? html.length : lt);
+			textLength += text.length;
+			bodyText.push(text);
+			if (mainDepth > 0) mainText.push(text);
+		}
 		if (lt === -1) break;
 		if (html.startsWith('<!--', lt)) {
 			const end = html.indexOf('-->', lt + 4);
@@ -732,8 +860,15 @@ export function readPage(html: string, pageUrl: string, headers: PageHeaders = {
 		if (slash === '/') {
 			if (name === 'a') close(lt);
 			else if (name === 'svg' && svgDepth > 0) svgDepth--;
+			else if (CHROME.has(name) && chromeDepth > 0) chromeDepth--;
+			else if ((name === 'main' || name === 'article') && mainDepth > 0) mainDepth--;
+			else if (name === 'head') inBody = true;
+			space();
 			continue;
 		}
+		space();
+		if (CHROME.has(name)) chromeDepth++;
+		else if (name === 'main' || name === 'article') mainDepth++;
 		const inHead = lt < HEAD_CHARS;
 		switch (name) {
 			case 'script':
@@ -749,6 +884,12 @@ export function readPage(html: string, pageUrl: string, headers: PageHeaders = {
 				break;
 			case 'svg':
 				if (html[end - 2] !== '/') svgDepth++;
+				break;
+			case 'img':
+				if (attributes.src !== undefined) {
+					const url = resolved(attributes.src, base);
+					if (url !== undefined) images.push(url);
+				}
 				break;
 			case 'base':
 				if (attributes.href !== undefined && base === pageUrl) base = resolved(attributes.href, pageUrl) ?? base;
@@ -791,6 +932,8 @@ export function readPage(html: string, pageUrl: string, headers: PageHeaders = {
 	if (headers.xRobotsTag !== undefined) robots(xRobotsTagDirectives(headers.xRobotsTag), 'X-Robots-Tag');
 	return {
 		links,
+		images,
+		text: decodeEntities((mainText.length > 0 ? mainText : bodyText).join('')),
 		facts: { title, metaDescription, h1, canonical, canonicalConflict, noindex: noindexIn.length > 0 ? noindexIn.join(' and ') : null, nofollow },
 	};
 }
@@ -827,5 +970,8 @@ function newPage(url: string, depth: number | null, found: Pick<CrawledPage, 'by
 		facts: null,
 		responseMs: null,
 		htmlBytes: null,
+		fingerprint: null,
+		nofollowLinks: 0,
+		nofollowTargets: [],
 	};
 }
