@@ -52,9 +52,14 @@ export interface AuditSiteOptions {
 	 * whose last link is the only one to `/bad/after-huge.html`, binary bytes served as `text/html`.
 	 */
 	badHtml?: boolean;
+	/** Pages answered after SLOW_PAGE_MS: slow pages, as a site-audit tool counts them. */
+	slowPaths?: string[];
 	/** The port on 127.0.0.1 to listen on; any free one by default. */
 	port?: number;
 }
+
+/** How long the `slowPaths` take to answer: past Site > Audit's 3 s. */
+export const SLOW_PAGE_MS = 3200;
 
 export interface AuditSiteRequest {
 	method: string;
@@ -78,6 +83,10 @@ interface SitePage {
 	title?: string;
 	head?: string;
 	h1?: string;
+	/** The page's main text, in `<main>` (its links are in a `<nav>` before it). */
+	text?: string;
+	/** `<img src>` of the page. */
+	images?: string[];
 	headers?: OutgoingHttpHeaders;
 	links?: Array<[href: string, text: string, rel?: string]>;
 	raw?: () => string | Buffer;
@@ -137,8 +146,34 @@ const BAD_HTML_PAGES: Record<string, SitePage> = {
 	'/bad/binary.html': { raw: binaryPageBytes },
 };
 
+// The text of the shop's guide: two pages hold it, one with a word changed (near duplicates, 96% alike by shingles);
+// the introduction holds its first half and words of its own (not duplicates).
+const GUIDE = [
+	'Good tea starts with fresh water brought just to the boil and poured over leaves that have room to move.',
+	'Green tea wants water that has cooled for a minute or two, black tea wants it boiling, and oolong sits between.',
+	'Warm the pot first so the water keeps its heat, measure one spoon of leaves for each cup, and set a timer.',
+	'Three minutes suit most black teas, two suit green teas, and herbal blends can steep for five minutes or more.',
+	'Pour every last drop out of the pot once the time is up, because leaves left in the water turn the tea bitter.',
+	'Store the leaves in a dark airtight tin away from spices and coffee, and they keep their taste for many months.',
+	'Coffee asks for the same care: grind the beans just before brewing, coarse for a press and fine for an espresso.',
+	'Use about seven grams of coffee for every cup of water, and never let the water boil hard over the grounds.',
+	'A press needs four minutes before the plunger goes down slowly, while a filter needs water poured in small circles.',
+	'Rinse a paper filter with hot water before the coffee goes in, so that the cup tastes of coffee and not of paper.',
+	'Clean the kettle with a little vinegar every month where the water is hard, and rinse it well before the next pot.',
+	'Most of all, taste as you go, write down what you liked, and change one thing at a time until the cup suits you.',
+].join(' ');
+const GUIDE_CHANGED = GUIDE.replace('set a timer', 'set a clock');
+const INTRO = `${GUIDE.slice(0, GUIDE.length / 2)} The chapters that follow show each step with the kettles and pots of our shop, from the first cup of the morning to the last pot of the evening, and what to do when a tea tastes flat, thin, bitter or stewed.`;
+// The shop's story, on two pages word for word.
+const STORY =
+	'We opened our first shop in a narrow street in 1998 with two kettles, a shelf of teapots and a sack of coffee beans. ' +
+	'Twenty eight years later we still taste every tea we sell, we still roast our coffee each week, and we still answer ' +
+	'every letter ourselves. Our team of nine brews, packs and ships your order from the same street, and we are glad to ' +
+	'help you choose a kettle, a grinder or a first tea.';
+
 const pages = (externalUrl: string, badHtml: boolean): Record<string, SitePage> => ({
 	'/': {
+		images: ['/images/logo.png', '/images/no-head.png', '/images/old-logo.png'],
 		links: [
 			['docs/intro.html', 'Docs'],
 			['/about.html', 'About us'],
@@ -152,6 +187,8 @@ const pages = (externalUrl: string, badHtml: boolean): Record<string, SitePage> 
 		],
 	},
 	'/docs/intro.html': {
+		text: INTRO,
+		images: ['/images/logo.png'],
 		links: [
 			['next.html', 'Next chapter'],
 			['../about.html', 'About'],
@@ -159,6 +196,9 @@ const pages = (externalUrl: string, badHtml: boolean): Record<string, SitePage> 
 		],
 	},
 	'/about.html': {
+		head: '<meta name="description" content="Tea and coffee gear, tasted and chosen since 1998.">',
+		text: STORY,
+		images: ['/images/logo.png', '/images/team.jpg', '/images/missing.jpg'],
 		links: [
 			['docs/intro.html#top', 'Intro'],
 			['/gone.html', 'Gone'],
@@ -166,8 +206,9 @@ const pages = (externalUrl: string, badHtml: boolean): Record<string, SitePage> 
 		],
 	},
 	// <base href> sets what its relative links resolve against.
-	'/base.html': { base: '/docs/', links: [['next.html', 'Next via base']] },
+	'/base.html': { base: '/docs/', head: '<meta name="description" content="Tea and coffee gear, tasted and chosen since 1998.">', links: [['next.html', 'Next via base']] },
 	'/docs/next.html': {
+		title: 'Brewing guide',
 		links: [
 			['deep/three.html', 'Go deeper'],
 			['missing.html', 'Read on'],
@@ -175,13 +216,15 @@ const pages = (externalUrl: string, badHtml: boolean): Record<string, SitePage> 
 		],
 	},
 	'/docs/deep/three.html': {
+		title: 'Brewing guide',
+		text: GUIDE,
 		links: [
 			['four.html', 'Deepest page'],
 			['../../gone.html', 'Archive'],
 		],
 	},
-	'/docs/deep/four.html': { links: [['/', 'Home']] },
-	'/orphan.html': { links: [] },
+	'/docs/deep/four.html': { text: GUIDE_CHANGED, images: ['/images/missing.jpg'], links: [['/', 'Home']] },
+	'/orphan.html': { text: STORY, links: [] },
 	'/private/staff.html': { links: [] },
 	'/old-page': { status: 301, location: '/about.html' },
 	'/loop-a': { status: 302, location: '/loop-b' },
@@ -203,8 +246,15 @@ const pages = (externalUrl: string, badHtml: boolean): Record<string, SitePage> 
 			['two-canonicals.html', 'Tea list'],
 			['hop-1', 'Old shop'],
 			['price-list.pdf', 'Price list'],
+			['canonical-to-gone.html', 'Spring offer'],
+			['canonical-to-redirect.html', 'Our story again'],
+			['canonical-to-noindex.html', 'Print this'],
 		],
 	},
+	// Canonical URLs that are no indexable page: a broken one, a redirect, a noindex page.
+	'/indexing/canonical-to-gone.html': { head: '<link rel="canonical" href="/gone.html">', links: [] },
+	'/indexing/canonical-to-redirect.html': { head: '<link rel="canonical" href="/old-page">', links: [] },
+	'/indexing/canonical-to-noindex.html': { head: '<link rel="canonical" href="noindex-meta.html">', links: [] },
 	'/indexing/noindex-meta.html': { head: '<meta name="ROBOTS" content="noindex, follow">', links: [['../about.html', 'About']] },
 	// A directive for another crawler is not this one's: the page's links are followed.
 	'/indexing/noindex-header.html': { headers: { 'X-Robots-Tag': ['noindex', 'OtherBot: nofollow'] }, links: [['followed.html', 'Read on']] },
@@ -249,8 +299,30 @@ export const AUDIT_SITE_ANALYZED_PATHS: readonly string[] = [
 	'/orphan.html',
 ];
 
-/** The paths the sitemap lists: three pages also linked, and the orphan, linked from none. */
-export const AUDIT_SITEMAP_PATHS = ['/', '/about.html', '/docs/intro.html', '/orphan.html'];
+/**
+ * The paths the sitemap lists: three pages also linked, the orphan, linked from none, and what a sitemap should not
+ * list: a broken URL, a redirect, a noindex page, a canonicalized page and a page robots.txt disallows.
+ */
+export const AUDIT_SITEMAP_PATHS = [
+	'/',
+	'/about.html',
+	'/docs/intro.html',
+	'/orphan.html',
+	'/gone.html',
+	'/old-page',
+	'/indexing/noindex-meta.html',
+	'/indexing/canonicalized.html',
+	'/private/staff.html',
+];
+
+/**
+ * The images the pages show (`<img src>`): one on three pages, one refusing HEAD (answering 405), one moved (301 to
+ * the first), and one missing (404) on two pages.
+ */
+export const AUDIT_SITE_IMAGES = ['/images/logo.png', '/images/no-head.png', '/images/old-logo.png', '/images/team.jpg', '/images/missing.jpg'];
+
+/** A tiny PNG: the images that load. */
+const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000' + '1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082', 'hex');
 
 const ROBOTS_RULES = (sitemaps: string[], crawlDelay?: number) =>
 	`# The site's rules\nUser-agent: OtherBot\nDisallow: /\nCrawl-delay: 30\n\nUser-agent: *\n${crawlDelay === undefined ? '' : `Crawl-delay: ${crawlDelay}\n`}Disallow: /private/\nAllow: /private/press\n\n${sitemaps.map((sitemap) => `Sitemap: ${sitemap}\n`).join('')}`;
@@ -284,7 +356,9 @@ function pageHtml(path: string, page: SitePage): string {
 				: `<A HREF=${href} title="x"${relAttribute}>${text}</A>`;
 	});
 	const h1 = page.h1 === undefined ? '' : `<h1>${page.h1}</h1>\n`;
-	return `<!DOCTYPE html>\n<html><head><title>${page.title ?? path}</title>${base}${page.head ?? ''}</head>\n<body>\n${h1}<!-- <a href="/commented-out.html">old</a> -->\n${links.join('\n')}\n</body></html>\n`;
+	const images = (page.images ?? []).map((src) => `<img src="${src}" alt="">\n`).join('');
+	const content = page.text === undefined ? `${images}${links.join('\n')}` : `<nav>\n${links.join('\n')}\n</nav>\n<main>${images}<p>${page.text}</p></main>`;
+	return `<!DOCTYPE html>\n<html><head><title>${page.title ?? path}</title>${base}${page.head ?? ''}</head>\n<body>\n${h1}<!-- <a href="/commented-out.html">old</a> -->\n${content}\n</body></html>\n`;
 }
 
 export class AuditSite {
@@ -336,6 +410,13 @@ export class AuditSite {
 			this.held.push(res);
 			return;
 		}
+		if (this.options.slowPaths?.includes(path)) setTimeout(() => this.respond(request, res), SLOW_PAGE_MS);
+		else this.respond(request, res);
+	}
+
+	private respond(request: AuditSiteRequest, res: ServerResponse): void {
+		const { path } = request;
+		if (res.destroyed) return;
 		const send = (status: number, type: string, body: string | Buffer, headers: OutgoingHttpHeaders = {}) => {
 			res.writeHead(status, { 'Content-Type': type, Connection: 'close', ...headers });
 			res.end(body, () => (request.answeredAt = Date.now()));
@@ -359,6 +440,9 @@ export class AuditSite {
 			if (sitemap === 'html') return send(200, html, HTML_PAGE);
 			return send(404, html, '<html><body><h1>404 Not Found</h1></body></html>');
 		}
+		if (path === '/images/old-logo.png') return send(301, html, '', { Location: '/images/logo.png' });
+		if (path === '/images/no-head.png' && request.method === 'HEAD') return send(405, html, '', { Allow: 'GET' });
+		if (['/images/logo.png', '/images/no-head.png', '/images/team.jpg'].includes(path)) return send(200, path.endsWith('.png') ? 'image/png' : 'image/jpeg', PNG);
 		const page = pages(this.options.externalUrl ?? EXTERNAL_URL, this.options.badHtml === true)[path];
 		if (page === undefined) return send(404, html, '<html><body><h1>404 Not Found</h1></body></html>');
 		if (page.location !== undefined) return send(page.status ?? 302, html, '', { Location: page.location });

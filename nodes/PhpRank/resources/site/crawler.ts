@@ -432,34 +432,41 @@ export class Crawl {
 	private async imageStatus(first: string): Promise<number | null> {
 		let url = first;
 		for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
-			const known = this.pagesByUrl.get(url) ?? (url === first ? undefined : this.imagesByUrl.get(url));
-			let status: number | null;
-			let location: string | undefined;
-			if (known !== undefined && known.status !== null) {
-				status = known.status;
-				location = 'location' in known && known.location !== null ? known.location : undefined;
-			} else {
-				try {
-					let answer = await this.settings.fetch(url, 'HEAD');
-					if (answer.status === 405 || answer.status === 501) answer = await this.settings.fetch(url, 'GET');
-					status = answer.status;
-					location = answer.headers.location;
-				} catch {
-					return null;
-				}
-			}
-			if (!isRedirect(status) || location === undefined) return status;
+			const answer = await this.askOnce(url);
+			if (answer === null || !isRedirect(answer.status) || answer.location === null) return answer?.status ?? null;
 			try {
-				const next = new URL(location, url);
-				if (!this.isOnSite(next) || this.settings.robots?.allows(next) === false) return status;
+				const next = new URL(answer.location, url);
 				next.hash = '';
+				if (!this.isOnSite(next) || this.settings.robots?.allows(next) === false) return answer.status;
 				url = next.href;
 			} catch {
-				return status;
+				return answer.status;
 			}
 		}
 		return null;
 	}
+
+	/** What a URL answered: a page's answer if it was crawled, else asked once (images shared by redirects too). */
+	private async askOnce(url: string): Promise<{ status: number; location: string | null } | null> {
+		const page = this.pagesByUrl.get(url);
+		if (page !== undefined && page.status !== null) return { status: page.status, location: page.location };
+		let asked = this.asked.get(url);
+		if (asked === undefined) {
+			asked = (async () => {
+				try {
+					let answer = await this.settings.fetch(url, 'HEAD');
+					if (answer.status === 405 || answer.status === 501) answer = await this.settings.fetch(url, 'GET');
+					return { status: answer.status, location: answer.headers.location ?? null };
+				} catch {
+					return null;
+				}
+			})();
+			this.asked.set(url, asked);
+		}
+		return await asked;
+	}
+
+	private readonly asked = new Map<string, Promise<{ status: number; location: string | null } | null>>();
 
 	/** The images of the site shown on its pages, with what they answered. */
 	images(): ImageCheck[] {

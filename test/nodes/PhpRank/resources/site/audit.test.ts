@@ -5,7 +5,7 @@
  * indexable page that answered 200 with HTML).
  */
 import type { IDataObject } from 'n8n-workflow';
-import { AUDIT_SITE_ANALYZED_PATHS, AUDIT_SITEMAP_IMAGES, startAuditSite } from '../../../../../dev/server';
+import { AUDIT_SITE_ANALYZED_PATHS, AUDIT_SITEMAP_IMAGES, AUDIT_SITEMAP_PATHS, startAuditSite } from '../../../../../dev/server';
 import type { AuditSite, AuditSiteOptions } from '../../../../../dev/server';
 import { deepIndexFile, NESTED_INDEX_FILE, SITE_PREFIX, sitemapFilesFrom } from '../../../../../dev/server/site';
 import { USER_AGENT } from '../../../../../nodes/PhpRank/resources/site/audit';
@@ -58,6 +58,9 @@ const reads = () => apiRequests(server()).filter((request) => request.method ===
 // (301 to hop-2, 302 to hop-3, 307 to /about.html) and price-list.pdf.
 const ANALYZED_IN_ORDER = AUDIT_SITE_ANALYZED_PATHS;
 
+/** What the site was asked for but the images its pages show, which are asked for after them (siteIssues.test.ts). */
+const pagePaths = (asked: AuditSite) => asked.paths().filter((path) => !path.startsWith('/images/'));
+
 describe('Site > Audit: the pages of a site from its sitemaps and links', () => {
 	it('lists every URL found once with its outcome, status, depth, inlinks, redirects and orphans, and analyzes each page that answered 200 with HTML', async () => {
 		const { items, error } = await audit();
@@ -68,22 +71,28 @@ describe('Site > Audit: the pages of a site from its sitemaps and links', () => 
 			['/about.html', 'created', 200, 1, 'sitemap+links', 3, false, null],
 			['/docs/intro.html', 'created', 200, 1, 'sitemap+links', 2, false, null],
 			['/orphan.html', 'created', 200, null, 'sitemap', 0, true, null],
-			['/old-page', 'redirected', 301, 1, 'links', 1, false, '/about.html'],
-			['/private/staff.html', 'blocked', null, 1, 'links', 1, false, null],
+			// The sitemap lists what it should not (site issues): a broken URL, a redirect, a noindex page, a canonicalized
+			// page and a page robots.txt disallows.
+			['/gone.html', 'broken', 410, 2, 'sitemap+links', 3, false, null],
+			['/old-page', 'redirected', 301, 1, 'sitemap+links', 1, false, '/about.html'],
+			['/indexing/noindex-meta.html', 'notAnalyzed', 200, 2, 'sitemap+links', 1, false, null],
+			['/indexing/canonicalized.html', 'notAnalyzed', 200, 2, 'sitemap+links', 1, false, null],
+			['/private/staff.html', 'blocked', null, 1, 'sitemap+links', 1, false, null],
 			['/base.html', 'created', 200, 1, 'links', 1, false, null],
 			['/indexing/', 'created', 200, 1, 'links', 1, false, null],
 			['/docs/next.html', 'created', 200, 2, 'links', 2, false, null],
 			['/docs/missing.html', 'broken', 404, 2, 'links', 3, false, null],
-			['/gone.html', 'broken', 410, 2, 'links', 3, false, null],
 			['/loop-a', 'failed', 302, 2, 'links', 1, false, null],
-			['/indexing/noindex-meta.html', 'notAnalyzed', 200, 2, 'links', 1, false, null],
 			['/indexing/noindex-header.html', 'notAnalyzed', 200, 2, 'links', 1, false, null],
 			['/indexing/nofollow.html', 'created', 200, 2, 'links', 1, false, null],
 			['/indexing/hidden-by-rel.html', 'notAnalyzed', null, 2, 'links', 1, false, null],
-			['/indexing/canonicalized.html', 'notAnalyzed', 200, 2, 'links', 1, false, null],
 			['/indexing/two-canonicals.html', 'notAnalyzed', 200, 2, 'links', 1, false, null],
 			['/indexing/hop-1', 'redirected', 301, 2, 'links', 1, false, '/about.html'],
 			['/indexing/price-list.pdf', 'notAnalyzed', 200, 2, 'links', 1, false, null],
+			// Canonical URLs that are no indexable page: broken, a redirect, noindex.
+			['/indexing/canonical-to-gone.html', 'notAnalyzed', 200, 2, 'links', 1, false, null],
+			['/indexing/canonical-to-redirect.html', 'notAnalyzed', 200, 2, 'links', 1, false, null],
+			['/indexing/canonical-to-noindex.html', 'notAnalyzed', 200, 2, 'links', 1, false, null],
 			['/docs/deep/three.html', 'created', 200, 3, 'links', 1, false, null],
 			['/loop-b', 'failed', 302, 2, 'links', 0, false, null],
 			['/indexing/followed.html', 'created', 200, 3, 'links', 1, false, null],
@@ -121,7 +130,7 @@ describe('Site > Audit: the pages of a site from its sitemaps and links', () => 
 		expect(itemOf(items, '/').externalLinks).toBe(1);
 
 		// The site: robots.txt, its sitemap, then each page once, breadth first, two at a time; never the disallowed
-		// folder, nor what only nofollow links lead to.
+		// folder, nor what only nofollow links lead to; then each image the pages show, once (GET where HEAD is refused).
 		expect(site.paths()).toEqual([
 			'/robots.txt',
 			'/sitemap.xml',
@@ -142,6 +151,9 @@ describe('Site > Audit: the pages of a site from its sitemaps and links', () => 
 			'/indexing/two-canonicals.html',
 			'/indexing/hop-1',
 			'/indexing/price-list.pdf',
+			'/indexing/canonical-to-gone.html',
+			'/indexing/canonical-to-redirect.html',
+			'/indexing/canonical-to-noindex.html',
 			'/docs/deep/three.html',
 			'/loop-b',
 			'/indexing/followed.html',
@@ -150,6 +162,12 @@ describe('Site > Audit: the pages of a site from its sitemaps and links', () => 
 			'/docs/deep/four.html',
 			'/indexing/hop-3',
 			'/orphan.html',
+			'/images/logo.png',
+			'/images/no-head.png',
+			'/images/old-logo.png',
+			'/images/no-head.png',
+			'/images/team.jpg',
+			'/images/missing.jpg',
 		]);
 		expect(new Set(site.requests.map((request) => request.userAgent))).toEqual(new Set([USER_AGENT]));
 		expect(USER_AGENT).toContain('n8n-nodes-phprank');
@@ -220,20 +238,27 @@ describe('Site > Audit: the pages of a site from its sitemaps and links', () => 
 		expect(byLinks.error).toBeUndefined();
 		expect(site.paths()).not.toContain('/sitemap.xml');
 		expect(site.paths()).not.toContain('/orphan.html');
-		expect(byLinks.items).toHaveLength(27);
+		expect(byLinks.items).toHaveLength(30);
 		expect(byLinks.items.every(({ json }) => json.orphan === false && (json.foundIn as string[]).join() === 'links')).toBe(true);
 
 		site.clearRequests();
 		const bySitemaps = await audit({ discover: 'sitemaps' });
 		expect(bySitemaps.error).toBeUndefined();
-		expect(site.paths()).toEqual(['/robots.txt', '/sitemap.xml', '/', '/about.html', '/docs/intro.html', '/orphan.html']);
+		// The sitemap's pages (robots.txt disallows one) and the canonical URL one of them names.
+		expect(pagePaths(site)).toEqual(['/robots.txt', '/sitemap.xml', ...AUDIT_SITEMAP_PATHS.filter((path) => path !== '/private/staff.html'), '/indexing/preferred.html']);
 		// Links among those pages are still counted.
 		expect(table(bySitemaps.items).map(([path, outcome, , , , inlinks]) => [path, outcome, inlinks])).toEqual([
 			['/', 'existing', 0],
-			['/about.html', 'existing', 2],
+			['/about.html', 'existing', 3],
 			['/docs/intro.html', 'existing', 2],
 			// Not reached by links in the run before.
 			['/orphan.html', 'created', 0],
+			['/gone.html', 'broken', 1],
+			['/old-page', 'redirected', 1],
+			['/indexing/noindex-meta.html', 'notAnalyzed', 0],
+			['/indexing/canonicalized.html', 'notAnalyzed', 0],
+			['/private/staff.html', 'blocked', 1],
+			['/indexing/preferred.html', 'existing', 0],
 		]);
 	});
 
@@ -242,7 +267,7 @@ describe('Site > Audit: the pages of a site from its sitemaps and links', () => 
 
 		expect(error).toBeUndefined();
 		expect(creates().map((request) => pathOf(request.body.url))).toEqual(['/', '/docs/intro.html']);
-		expect(site.paths()).toEqual(['/robots.txt', '/', '/docs/intro.html']);
+		expect(pagePaths(site)).toEqual(['/robots.txt', '/', '/docs/intro.html']);
 		expect(table(items).map(([path, outcome, status]) => [path, outcome, status])).toEqual([
 			['/', 'created', 200],
 			['/docs/intro.html', 'created', 200],
@@ -283,7 +308,7 @@ describe('Site > Audit: the pages of a site from its sitemaps and links', () => 
 		const shallow = await audit({ discover: 'links', options: { maxDepth: 2, respectRobotsTxt: false, leaveOut: '/loop-, *.html$, /indexing/' } });
 
 		expect(shallow.error).toBeUndefined();
-		expect(site.paths()).toEqual(['/', '/old-page']);
+		expect(pagePaths(site)).toEqual(['/', '/old-page']);
 		expect(table(shallow.items).map(([path, outcome]) => [path, outcome])).toEqual([
 			['/', 'created'],
 			['/old-page', 'redirected'],
@@ -397,7 +422,7 @@ describe('Site > Audit: sites that answer badly', () => {
 		const { items, error } = await audit({ discover: 'sitemaps' }, gzipped);
 
 		expect(error).toBeUndefined();
-		expect(items.map(({ json }) => pathOf(json.url))).toEqual(['/', '/about.html', '/docs/intro.html', '/orphan.html']);
+		expect(items.map(({ json }) => pathOf(json.url))).toEqual([...AUDIT_SITEMAP_PATHS, '/indexing/preferred.html']);
 	});
 
 	it('a page that does not answer within Max Wait: failed with the reason, the others audited', async () => {
@@ -706,7 +731,7 @@ describe('Site > Audit: sitemaps as their generators write them: only the <url> 
 		expect(items.filter(({ json }) => json.orphan === true).map(({ json }) => pathOf(json.url))).toEqual(orphans);
 		expect(items.every(({ json }) => json.outcome === 'created')).toBe(true);
 		// The sitemaps, then each page once; nothing else.
-		expect(shaped.paths()).toEqual(['/robots.txt', ...files, ...pages.map((page) => page.replace(/\?.*/, ''))]);
+		expect(pagePaths(shaped)).toEqual(['/robots.txt', ...files, ...pages.map((page) => page.replace(/\?.*/, ''))]);
 		expect(creates().map((request) => pathOf(request.body.url))).toEqual(pages);
 	});
 
@@ -714,11 +739,18 @@ describe('Site > Audit: sitemaps as their generators write them: only the <url> 
 		const { items, error } = await audit({ discover: 'sitemaps' });
 
 		expect(error).toBeUndefined();
+		// Its pages, then the canonical URL one of them names; in the sitemap and linked from none of its pages: orphans.
 		expect(items.map(({ json }) => [pathOf(json.url), json.orphan])).toEqual([
 			['/', false],
 			['/about.html', false],
 			['/docs/intro.html', false],
 			['/orphan.html', true],
+			['/gone.html', false],
+			['/old-page', false],
+			['/indexing/noindex-meta.html', true],
+			['/indexing/canonicalized.html', true],
+			['/private/staff.html', false],
+			['/indexing/preferred.html', false],
 		]);
 		const images = Object.values(AUDIT_SITEMAP_IMAGES).flat();
 		expect(images).toHaveLength(4);

@@ -5,7 +5,7 @@
  * asked only about the pages that may be; the site is never asked for what only nofollow links lead to.
  */
 import type { IDataObject } from 'n8n-workflow';
-import { BAD_HTML_PATHS, BINARY_PAGE_BYTES, HUGE_PAGE_BYTES, startAuditSite } from '../../../../../dev/server';
+import { AUDIT_SITEMAP_PATHS, BAD_HTML_PATHS, BINARY_PAGE_BYTES, HUGE_PAGE_BYTES, startAuditSite } from '../../../../../dev/server';
 import type { AuditSite, AuditSiteOptions } from '../../../../../dev/server';
 import type { RecordedRequest } from '../../../../../dev/server';
 import { apiRequests, runPhpRank, useServer } from '../../../../support/phpRank';
@@ -52,10 +52,17 @@ const INDEXABILITY: Record<string, string[]> = {
 		'/docs/deep/four.html',
 	],
 	noindex: ['/indexing/noindex-meta.html', '/indexing/noindex-header.html'],
-	canonicalized: ['/indexing/canonicalized.html', '/indexing/two-canonicals.html'],
+	canonicalized: [
+		'/indexing/canonicalized.html',
+		'/indexing/two-canonicals.html',
+		'/indexing/canonical-to-gone.html',
+		'/indexing/canonical-to-redirect.html',
+		'/indexing/canonical-to-noindex.html',
+	],
 	blocked: ['/private/staff.html'],
 	redirected: ['/old-page', '/loop-a', '/indexing/hop-1', '/loop-b', '/indexing/hop-2', '/indexing/hop-3'],
-	broken: ['/docs/missing.html', '/gone.html'],
+	// The sitemap lists /gone.html: registered before any link is read.
+	broken: ['/gone.html', '/docs/missing.html'],
 	notHtml: ['/indexing/price-list.pdf'],
 	// No answer (Max Wait: audit.test.ts); not fetched for Max Pages or Max Depth there too.
 	failed: [],
@@ -104,6 +111,9 @@ describe('Site > Audit: whether each URL may be indexed, and why', () => {
 			'/indexing/noindex-header.html': 'Not indexable: noindex in X-Robots-Tag',
 			'/indexing/canonicalized.html': 'Not indexable: its canonical URL is <site>/indexing/preferred.html',
 			'/indexing/two-canonicals.html': 'Not indexable: its canonical URL is <site>/indexing/preferred.html',
+			'/indexing/canonical-to-gone.html': 'Not indexable: its canonical URL is <site>/gone.html',
+			'/indexing/canonical-to-redirect.html': 'Not indexable: its canonical URL is <site>/old-page',
+			'/indexing/canonical-to-noindex.html': 'Not indexable: its canonical URL is <site>/indexing/noindex-meta.html',
 			'/indexing/hidden-by-rel.html': 'Linked only by nofollow links, which are not followed',
 			'/indexing/hidden-by-meta.html': 'Linked only by nofollow links, which are not followed',
 			'/indexing/price-list.pdf': 'Not an HTML page (application/pdf)',
@@ -135,6 +145,9 @@ describe('Site > Audit: whether each URL may be indexed, and why', () => {
 			'/indexing/two-canonicals.html': '/indexing/preferred.html',
 			'/indexing/followed.html': '/indexing/followed.html',
 			'/indexing/preferred.html': '/indexing/preferred.html',
+			'/indexing/canonical-to-gone.html': '/gone.html',
+			'/indexing/canonical-to-redirect.html': '/old-page',
+			'/indexing/canonical-to-noindex.html': '/indexing/noindex-meta.html',
 		});
 		expect(String(itemOf(items, '/indexing/canonicalized.html').canonical)).toBe(`${site.url}/indexing/preferred.html`);
 		expect(pathsWhere(items, (item) => item.canonicalConflict === true)).toEqual(['/indexing/two-canonicals.html']);
@@ -150,9 +163,17 @@ describe('Site > Audit: whether each URL may be indexed, and why', () => {
 			metaDescription: 'How search engines see this site \u2014 and what they leave out',
 			h1: 'What crawlers see',
 		});
-		// The other pages' titles are their paths; they have no description nor heading.
-		expect(html.filter((item) => pathOf(item.url) !== '/indexing/').map((item) => [item.title, item.metaDescription, item.h1])).toEqual(
-			html.filter((item) => pathOf(item.url) !== '/indexing/').map((item) => [pathOf(item.url), null, null]),
+		// Two pages share a title, two a description (site issues); the others' titles are their paths, and no other
+		// page has a description or a heading.
+		const titled: Record<string, [string, string | null]> = {
+			'/indexing/': ['Indexing & crawling', 'How search engines see this site \u2014 and what they leave out'],
+			'/docs/next.html': ['Brewing guide', null],
+			'/docs/deep/three.html': ['Brewing guide', null],
+			'/about.html': ['/about.html', 'Tea and coffee gear, tasted and chosen since 1998.'],
+			'/base.html': ['/base.html', 'Tea and coffee gear, tasted and chosen since 1998.'],
+		};
+		expect(html.map((item) => [pathOf(item.url), item.title, item.metaDescription, item.h1])).toEqual(
+			html.map((item) => pathOf(item.url)).map((path) => [path, ...(titled[path] ?? [path, null]), path === '/indexing/' ? 'What crawlers see' : null]),
 		);
 		expect(items.filter((item) => item.htmlBytes === null).every((item) => item.title === null && item.metaDescription === null && item.h1 === null && item.canonical === null)).toBe(true);
 	});
@@ -209,12 +230,24 @@ describe("Site > Audit: robots.txt's Crawl-delay", () => {
 
 		const items = await audit(site, { discover: 'sitemaps' });
 
-		expect(site.paths()).toEqual(['/robots.txt', '/sitemap.xml', '/', '/about.html', '/docs/intro.html', '/orphan.html']);
+		// The sitemap's pages (not the one robots.txt disallows), the canonical URL one of them names, the images.
+		expect(site.paths()).toEqual([
+			'/robots.txt',
+			'/sitemap.xml',
+			...AUDIT_SITEMAP_PATHS.filter((path) => path !== '/private/staff.html'),
+			'/indexing/preferred.html',
+			'/images/logo.png',
+			'/images/no-head.png',
+			'/images/no-head.png',
+			'/images/old-logo.png',
+			'/images/team.jpg',
+			'/images/missing.jpg',
+		]);
 		// From the site's own record: each request came once the answer before it was sent, and 200 ms or more later.
 		const gaps = site.requests.slice(1).map((request, index) => request.at - site.requests[index].answeredAt!);
 		expect(gaps.filter((gap) => !(gap >= 200))).toEqual([]);
 		expect(items.map((item) => item.crawlDelaySeconds)).toEqual(items.map(() => 0.2));
-		expect(createdOf(apiRequests(server()))).toEqual(['/', '/about.html', '/docs/intro.html', '/orphan.html']);
+		expect(createdOf(apiRequests(server()))).toEqual(['/', '/about.html', '/docs/intro.html', '/orphan.html', '/indexing/preferred.html']);
 	});
 
 	it('Respect robots.txt off: its Crawl-delay is not kept either', async () => {

@@ -1,0 +1,165 @@
+/**
+ * Site > Audit's site issues on the bundled audit site (dev/server/auditSite.ts), which holds each case: titles,
+ * descriptions and texts the same or nearly, every canonical case, a sitemap listing what it should not, redirect
+ * chains and loops, links to redirects, images that load (one refusing HEAD, one moved) and one missing, a slow and a
+ * large page. For each issue, exactly the URLs that have it and the URLs it concerns; none of it asks phpRank anything.
+ */
+import type { IDataObject } from 'n8n-workflow';
+import { AUDIT_SITE_ANALYZED_PATHS, startAuditSite } from '../../../../../dev/server';
+import type { AuditSite, AuditSiteOptions, RecordedRequest } from '../../../../../dev/server';
+import { apiRequests, runPhpRank, useServer } from '../../../../support/phpRank';
+
+const server = useServer();
+
+const sites: AuditSite[] = [];
+const siteWith = async (options: AuditSiteOptions = {}) => {
+	const started = await startAuditSite(options);
+	sites.push(started);
+	return started;
+};
+afterAll(async () => await Promise.all(sites.map(async (started) => await started.close())));
+
+const audit = async (on: AuditSite, parameters: IDataObject = {}) => {
+	const run = await runPhpRank(server(), { resource: 'site', operation: 'audit', siteUrl: `${on.url}/`, ...parameters });
+	expect(run.error).toBeUndefined();
+	return run.items.map(({ json }) => json);
+};
+
+interface Issue {
+	id: string;
+	severity: string;
+	urls: string[];
+	count: number;
+}
+
+const pathOf = (url: unknown) => String(url).replace(/^http:\/\/127\.0\.0\.1:\d+/, '');
+const issuesOf = (item: IDataObject) => item.siteIssues as unknown as Issue[];
+
+/** Issue id → URL having it → the URLs it concerns (sorted), from the items. */
+function byIssue(items: IDataObject[]): Record<string, Record<string, string[]>> {
+	const found: Record<string, Record<string, string[]>> = {};
+	for (const item of items) {
+		for (const issue of issuesOf(item)) {
+			found[issue.id] ??= {};
+			found[issue.id][pathOf(item.url)] = issue.urls.map(pathOf).sort();
+		}
+	}
+	return found;
+}
+
+/** What the bundled site has, issue by issue: each URL with it, and the URLs each concerns. */
+const EXPECTED: Record<string, Record<string, string[]>> = {
+	// Errors.
+	broken_link: {
+		'/docs/missing.html': ['/docs/intro.html', '/docs/next.html', '/indexing/nofollow.html'],
+		'/gone.html': ['/about.html', '/docs/deep/three.html', '/docs/next.html'],
+	},
+	duplicate_title: { '/docs/next.html': ['/docs/deep/three.html'], '/docs/deep/three.html': ['/docs/next.html'] },
+	duplicate_content: {
+		'/about.html': ['/orphan.html'],
+		'/orphan.html': ['/about.html'],
+		'/docs/deep/three.html': ['/docs/deep/four.html'],
+		'/docs/deep/four.html': ['/docs/deep/three.html'],
+	},
+	canonical_broken: { '/indexing/canonical-to-gone.html': ['/gone.html'] },
+	sitemap_broken: { '/gone.html': [] },
+	redirect_loop: { '/loop-a': ['/loop-a', '/loop-b'], '/loop-b': ['/loop-a', '/loop-b'] },
+	broken_image: { '/about.html': ['/images/missing.jpg'], '/docs/deep/four.html': ['/images/missing.jpg'] },
+	// Warnings.
+	duplicate_meta_description: { '/about.html': ['/base.html'], '/base.html': ['/about.html'] },
+	redirect_chain: { '/indexing/hop-1': ['/about.html', '/indexing/hop-2', '/indexing/hop-3'], '/indexing/hop-2': ['/about.html', '/indexing/hop-3'] },
+	link_to_redirect: { '/old-page': ['/'], '/loop-a': ['/about.html'], '/indexing/hop-1': ['/indexing/'] },
+	canonical_redirect: { '/indexing/canonical-to-redirect.html': ['/old-page'] },
+	canonical_noindex: { '/indexing/canonical-to-noindex.html': ['/indexing/noindex-meta.html'] },
+	canonical_multiple: { '/indexing/two-canonicals.html': [] },
+	sitemap_redirect: { '/old-page': [] },
+	sitemap_noindex: { '/indexing/noindex-meta.html': [] },
+	sitemap_canonicalized: { '/indexing/canonicalized.html': [] },
+	sitemap_blocked: { '/private/staff.html': [] },
+	// Notices.
+	orphan_page: { '/orphan.html': [] },
+	missing_from_sitemap: Object.fromEntries(
+		['/base.html', '/indexing/', '/docs/next.html', '/indexing/nofollow.html', '/docs/deep/three.html', '/indexing/followed.html', '/indexing/preferred.html', '/docs/deep/four.html'].map(
+			(path) => [path, []],
+		),
+	),
+	deep_page: { '/docs/deep/four.html': [] },
+	nofollow_links: { '/indexing/': ['/indexing/hidden-by-rel.html'] },
+	noindex_page: { '/indexing/noindex-meta.html': [], '/indexing/noindex-header.html': [] },
+	blocked_page: { '/private/staff.html': [] },
+};
+
+const SEVERITIES: Record<string, string[]> = {
+	error: ['broken_link', 'duplicate_title', 'duplicate_content', 'canonical_broken', 'sitemap_broken', 'redirect_loop', 'broken_image'],
+	warning: [
+		'duplicate_meta_description',
+		'redirect_chain',
+		'link_to_redirect',
+		'canonical_redirect',
+		'canonical_noindex',
+		'canonical_multiple',
+		'sitemap_redirect',
+		'sitemap_noindex',
+		'sitemap_canonicalized',
+		'sitemap_blocked',
+		'slow_page',
+		'large_page',
+	],
+	notice: ['orphan_page', 'missing_from_sitemap', 'deep_page', 'nofollow_links', 'noindex_page', 'blocked_page'],
+};
+
+describe('Site > Audit: site issues', () => {
+	let site: AuditSite;
+	let items: IDataObject[];
+	let phpRank: RecordedRequest[];
+	beforeAll(async () => {
+		site = await siteWith();
+		items = await audit(site);
+		phpRank = [...apiRequests(server())];
+	});
+
+	it('names for each issue exactly the URLs that have it, and for each the URLs it concerns', () => {
+		expect(byIssue(items)).toEqual(Object.fromEntries(Object.entries(EXPECTED).map(([id, urls]) => [id, urls])));
+	});
+
+	it('gives each issue its severity, lists them in the order errors, warnings, notices, and counts what it concerns', () => {
+		const order = Object.values(SEVERITIES).flat();
+		for (const item of items) {
+			const issues = issuesOf(item);
+			expect(issues.map((issue) => issue.severity)).toEqual(issues.map((issue) => Object.keys(SEVERITIES).find((severity) => SEVERITIES[severity].includes(issue.id))));
+			expect(issues.map((issue) => order.indexOf(issue.id))).toEqual(issues.map((issue) => order.indexOf(issue.id)).sort((a, b) => a - b));
+		}
+		const count = (path: string, id: string) => issuesOf(items.find((item) => pathOf(item.url) === path)!).find((issue) => issue.id === id)?.count;
+		// Every page linking to a broken URL, however many are listed.
+		expect([count('/gone.html', 'broken_link'), count('/docs/missing.html', 'broken_link'), count('/about.html', 'duplicate_content'), count('/indexing/', 'nofollow_links')]).toEqual([3, 3, 1, 1]);
+		// Every item has the field: an empty list where the URL has no issue.
+		expect(items.filter((item) => issuesOf(item).length === 0).map((item) => pathOf(item.url))).toEqual(
+			expect.arrayContaining(['/', '/docs/intro.html', '/indexing/hidden-by-rel.html', '/indexing/price-list.pdf', '/indexing/hop-3']),
+		);
+	});
+
+	it('asks the site for each image once (GET where HEAD is refused, a moved one followed to an image already asked), and phpRank only for the indexable pages', () => {
+		const imageRequests = site.requests.filter((request) => request.path.startsWith('/images/')).map((request) => `${request.method} ${request.path}`);
+		expect(imageRequests.sort()).toEqual(['GET /images/no-head.png', 'HEAD /images/logo.png', 'HEAD /images/missing.jpg', 'HEAD /images/no-head.png', 'HEAD /images/old-logo.png', 'HEAD /images/team.jpg']);
+		const pages = site.requests.filter((request) => !request.path.startsWith('/images/')).map((request) => request.path);
+		expect(pages.length).toBe(new Set(pages).size);
+		expect(phpRank.filter((request) => request.method === 'POST').map((request) => pathOf(request.body.url)).sort()).toEqual([...AUDIT_SITE_ANALYZED_PATHS].sort());
+	});
+
+	it('Check Images off: no image asked for, no broken image', async () => {
+		const quiet = await siteWith();
+		const found = await audit(quiet, { options: { checkImages: false } });
+		expect(quiet.requests.filter((request) => request.path.startsWith('/images/'))).toEqual([]);
+		expect(byIssue(found).broken_image).toBeUndefined();
+		expect(byIssue(found).broken_link).toEqual(EXPECTED.broken_link);
+	});
+
+	it('a slow page (answered after 3 s) and a large one (over 2 MB), among pages of bad HTML that all give an item', async () => {
+		const bad = await siteWith({ slowPaths: ['/docs/next.html'], badHtml: true });
+		const found = byIssue(await audit(bad));
+		expect(found.slow_page).toEqual({ '/docs/next.html': [] });
+		expect(found.large_page).toEqual({ '/bad/huge.html': [] });
+		// Ten canonical links that disagree; the first names the page itself, so it stays indexable.
+		expect(found.canonical_multiple).toEqual({ '/indexing/two-canonicals.html': [], '/bad/canonicals.html': [] });
+	});
+});
