@@ -300,6 +300,51 @@ export const AUDIT_SITE_ANALYZED_PATHS: readonly string[] = [
 ];
 
 /**
+ * The site issues an audit of the site finds (by default, Check Images on), issue by issue: the path of each URL with
+ * it, and the paths it concerns, sorted.
+ */
+export const AUDIT_SITE_ISSUES: Readonly<Record<string, Readonly<Record<string, string[]>>>> = {
+	// Errors.
+	broken_link: {
+		'/docs/missing.html': ['/docs/intro.html', '/docs/next.html', '/indexing/nofollow.html'],
+		'/gone.html': ['/about.html', '/docs/deep/three.html', '/docs/next.html'],
+	},
+	duplicate_title: { '/docs/next.html': ['/docs/deep/three.html'], '/docs/deep/three.html': ['/docs/next.html'] },
+	duplicate_content: {
+		'/about.html': ['/orphan.html'],
+		'/orphan.html': ['/about.html'],
+		'/docs/deep/three.html': ['/docs/deep/four.html'],
+		'/docs/deep/four.html': ['/docs/deep/three.html'],
+	},
+	canonical_broken: { '/indexing/canonical-to-gone.html': ['/gone.html'] },
+	sitemap_broken: { '/gone.html': [] },
+	redirect_loop: { '/loop-a': ['/loop-a', '/loop-b'], '/loop-b': ['/loop-a', '/loop-b'] },
+	broken_image: { '/about.html': ['/images/missing.jpg'], '/docs/deep/four.html': ['/images/missing.jpg'] },
+	// Warnings.
+	duplicate_meta_description: { '/about.html': ['/base.html'], '/base.html': ['/about.html'] },
+	redirect_chain: { '/indexing/hop-1': ['/about.html', '/indexing/hop-2', '/indexing/hop-3'], '/indexing/hop-2': ['/about.html', '/indexing/hop-3'] },
+	link_to_redirect: { '/old-page': ['/'], '/loop-a': ['/about.html'], '/indexing/hop-1': ['/indexing/'] },
+	canonical_redirect: { '/indexing/canonical-to-redirect.html': ['/old-page'] },
+	canonical_noindex: { '/indexing/canonical-to-noindex.html': ['/indexing/noindex-meta.html'] },
+	canonical_multiple: { '/indexing/two-canonicals.html': [] },
+	sitemap_redirect: { '/old-page': [] },
+	sitemap_noindex: { '/indexing/noindex-meta.html': [] },
+	sitemap_canonicalized: { '/indexing/canonicalized.html': [] },
+	sitemap_blocked: { '/private/staff.html': [] },
+	// Notices.
+	orphan_page: { '/orphan.html': [] },
+	missing_from_sitemap: Object.fromEntries(
+		['/base.html', '/indexing/', '/docs/next.html', '/indexing/nofollow.html', '/docs/deep/three.html', '/indexing/followed.html', '/indexing/preferred.html', '/docs/deep/four.html'].map(
+			(path) => [path, []],
+		),
+	),
+	deep_page: { '/docs/deep/four.html': [] },
+	nofollow_links: { '/indexing/': ['/indexing/hidden-by-rel.html'] },
+	noindex_page: { '/indexing/noindex-meta.html': [], '/indexing/noindex-header.html': [] },
+	blocked_page: { '/private/staff.html': [] },
+};
+
+/**
  * The paths the sitemap lists: three pages also linked, the orphan, linked from none, and what a sitemap should not
  * list: a broken URL, a redirect, a noindex page, a canonicalized page and a page robots.txt disallows.
  */

@@ -20,5 +20,5 @@ export async function startPhpRankServer(options: PhpRankServerOptions = {}): Pr
 	await app.listen();
 	return app;
 }
-export { AuditSite, startAuditSite, AUDIT_SITE_ANALYZED_PATHS, AUDIT_SITE_IMAGES, AUDIT_SITEMAP_IMAGES, AUDIT_SITEMAP_PATHS, SLOW_PAGE_MS, BAD_HTML_PATHS, BINARY_PAGE_BYTES, EXTERNAL_URL, HUGE_PAGE_BYTES } from './auditSite';
+export { AuditSite, startAuditSite, AUDIT_SITE_ANALYZED_PATHS, AUDIT_SITE_IMAGES, AUDIT_SITE_ISSUES, AUDIT_SITEMAP_IMAGES, AUDIT_SITEMAP_PATHS, SLOW_PAGE_MS, BAD_HTML_PATHS, BINARY_PAGE_BYTES, EXTERNAL_URL, HUGE_PAGE_BYTES } from './auditSite';
 export type { AuditSiteOptions, AuditSiteRequest, RobotsVariant, SitemapVariant } from './auditSite';

@@ -9,7 +9,7 @@ import path from 'node:path';
 
 import type { INodePropertyOptions, INodeTypeDescription } from 'n8n-workflow';
 
-import { startAuditSite, startPhpRankServer, type AuditSite, type PhpRankServer } from '../../dev/server';
+import { AUDIT_SITE_ISSUES, startAuditSite, startPhpRankServer, type AuditSite, type PhpRankServer } from '../../dev/server';
 import { DOCUMENTED, runBrowserChecks } from '../lib/browser';
 import { assert, assertEqual, StepFailed, type Checks } from '../lib/checks';
 import { installIntoUserFolder, type PackedPackage } from '../../dev/n8n/communityPackage';
@@ -142,7 +142,7 @@ async function checkSiteAudit(rest: N8nRest, n8nVersion: string, phpRank: PhpRan
 		const items = itemsOf(execution, 'Audit site');
 		const pathOf = (url: unknown) => new URL(String(url)).pathname;
 		const outcomes = Object.fromEntries(items.map((item) => [pathOf(item.url), item.outcome]));
-		assertEqual(items.length, 28, 'items, one per URL found');
+		assertEqual(items.length, 31, 'items, one per URL found');
 		assertEqual(
 			[outcomes['/docs/missing.html'], outcomes['/gone.html'], outcomes['/orphan.html'], outcomes['/old-page'], outcomes['/private/staff.html'], outcomes['/loop-a']],
 			['broken', 'broken', 'created', 'redirected', 'blocked', 'failed'],
@@ -155,16 +155,22 @@ async function checkSiteAudit(rest: N8nRest, n8nVersion: string, phpRank: PhpRan
 			[indexability('noindex'), indexability('canonicalized')],
 			[
 				['/indexing/noindex-meta.html', '/indexing/noindex-header.html'],
-				['/indexing/canonicalized.html', '/indexing/two-canonicals.html'],
+				['/indexing/canonicalized.html', '/indexing/two-canonicals.html', '/indexing/canonical-to-gone.html', '/indexing/canonical-to-redirect.html', '/indexing/canonical-to-noindex.html'],
 			],
 			'pages search engines may not index: noindex by meta tag and X-Robots-Tag, canonicalized',
 		);
+		// Each site issue on exactly the URLs that have it, as the engine tests find them.
+		const issues: Record<string, Record<string, string[]>> = {};
+		for (const item of items) {
+			for (const issue of item.siteIssues as Array<{ id: string; urls: string[] }>) (issues[issue.id] ??= {})[pathOf(item.url)] = issue.urls.map(pathOf).sort();
+		}
+		assertEqual(issues, AUDIT_SITE_ISSUES, 'site issues, each with the URLs that have it and those it concerns');
 		const creates = phpRank.requests.filter((request) => request.method === 'POST' && request.path.endsWith('/api/v1/reports'));
 		assertEqual(creates.length, 12, 'creates phpRank received, one per indexable page answering 200 with HTML');
 		assert(!site.paths().includes('/private/staff.html'), 'the site was asked for a page robots.txt disallows');
 		assert(!site.paths().some((path) => path.startsWith('/indexing/hidden-by-')), 'the site was asked for a page only nofollow links lead to');
 		assert(site.requests.every((request) => request.userAgent?.includes('n8n-nodes-phprank')), 'a request to the site without the User-Agent naming the package');
-		return `${items.length} URLs, ${creates.length} analyzed, 2 broken, 1 orphan, 4 not indexable; ${site.requests.length} requests to the site`;
+		return `${items.length} URLs, ${creates.length} analyzed, 2 broken, 1 orphan, 7 not indexable, ${Object.keys(issues).length} kinds of site issue; ${site.requests.length} requests to the site`;
 	} finally {
 		await site.close();
 	}

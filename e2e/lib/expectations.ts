@@ -267,12 +267,22 @@ const AUDIT_SITE = {
 	/** The indexable pages that answer 200 with HTML: what phpRank is asked about. */
 	analyzed: AUDIT_SITE_ANALYZED_PATHS,
 	/** Pages search engines may not index (noindex, canonicalized), and those only nofollow links lead to: never sent to phpRank. */
-	notIndexable: ['/indexing/noindex-meta.html', '/indexing/noindex-header.html', '/indexing/canonicalized.html', '/indexing/two-canonicals.html', '/indexing/hidden-by-rel.html', '/indexing/hidden-by-meta.html'],
+	notIndexable: [
+		'/indexing/noindex-meta.html',
+		'/indexing/noindex-header.html',
+		'/indexing/canonicalized.html',
+		'/indexing/two-canonicals.html',
+		'/indexing/canonical-to-gone.html',
+		'/indexing/canonical-to-redirect.html',
+		'/indexing/canonical-to-noindex.html',
+		'/indexing/hidden-by-rel.html',
+		'/indexing/hidden-by-meta.html',
+	],
 	broken: {
 		'/docs/missing.html': ['/docs/intro.html "Missing chapter"', '/docs/next.html "Read on"', '/indexing/nofollow.html "Old chapter"'],
 		'/gone.html': ['/about.html "Gone"', '/docs/next.html "Old offer"', '/docs/deep/three.html "Archive"'],
 	},
-	urls: 28,
+	urls: 31,
 };
 
 /** The weekly site audit's first run on the bundled audit site: every page analyzed, the broken links, orphan and depth in the summary. */

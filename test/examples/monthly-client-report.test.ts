@@ -170,8 +170,8 @@ describe('examples/monthly-client-report.json', () => {
 		const at = (pathname: string) => `${site.url}${pathname}`;
 
 		expect(text).toContain(
-			`\nBroken links\n- ${at('/docs/missing.html')} (404) linked from ${at('/docs/intro.html')} "Missing chapter", ${at('/docs/next.html')} "Read on", ${at('/indexing/nofollow.html')} "Old chapter"\n` +
-				`- ${at('/gone.html')} (410) linked from ${at('/about.html')} "Gone", ${at('/docs/next.html')} "Old offer", ${at('/docs/deep/three.html')} "Archive"\n\n`,
+			`\nBroken links\n- ${at('/gone.html')} (410) linked from ${at('/about.html')} "Gone", ${at('/docs/next.html')} "Old offer", ${at('/docs/deep/three.html')} "Archive"\n` +
+				`- ${at('/docs/missing.html')} (404) linked from ${at('/docs/intro.html')} "Missing chapter", ${at('/docs/next.html')} "Read on", ${at('/indexing/nofollow.html')} "Old chapter"\n\n`,
 		);
 		expect(emailTo('tea@tea.example').text).toContain('\nBroken links\nnone\n');
 	});

@@ -131,11 +131,11 @@ describe('examples/site-audit-offline.json', () => {
 
 			expect(text).toBe(expected.first);
 			expect(text.split('\n')[0]).toMatch(
-				/^\*SEO audit of 127\.0\.0\.1\*: 28 URLs found, 12 analyzed: \d+ good, \d+ decent, \d+ bad; 2 broken links, 1 orphan page, 4 redirects, 1 blocked by robots\.txt, 7 not analyzed, 2 could not be audited\.$/,
+				/^\*SEO audit of 127\.0\.0\.1\*: 31 URLs found, 12 analyzed: \d+ good, \d+ decent, \d+ bad; 2 broken links, 1 orphan page, 4 redirects, 1 blocked by robots\.txt, 10 not analyzed, 2 could not be audited\.$/,
 			);
 			expect(text).toContain(
-				`*Broken links*\n• ${at('/docs/missing.html')} (404) linked from ${at('/docs/intro.html')} "Missing chapter", ${at('/docs/next.html')} "Read on", ${at('/indexing/nofollow.html')} "Old chapter"\n` +
-					`• ${at('/gone.html')} (410) linked from ${at('/about.html')} "Gone", ${at('/docs/next.html')} "Old offer", ${at('/docs/deep/three.html')} "Archive"\n`,
+				`*Broken links*\n• ${at('/gone.html')} (410) linked from ${at('/about.html')} "Gone", ${at('/docs/next.html')} "Old offer", ${at('/docs/deep/three.html')} "Archive"\n` +
+					`• ${at('/docs/missing.html')} (404) linked from ${at('/docs/intro.html')} "Missing chapter", ${at('/docs/next.html')} "Read on", ${at('/indexing/nofollow.html')} "Old chapter"\n`,
 			);
 			expect(text).toContain(`*Orphan pages* (in a sitemap, linked from no page)\n• ${at('/orphan.html')}\n`);
 			expect(text).toContain(`*Deepest pages* (clicks from the start page)\n• 4 clicks: ${at('/docs/deep/four.html')}\n• 3 clicks: ${at('/docs/deep/three.html')}\n`);
@@ -160,12 +160,13 @@ describe('examples/site-audit-offline.json', () => {
 
 			expect(pages.map(withoutIds)).toEqual(expected);
 			expect(pages.filter((row) => row.broken).map((row) => [row.url, row.status, row.inlinks])).toEqual([
-				[`${site.url}/docs/missing.html`, 404, 3],
 				[`${site.url}/gone.html`, 410, 3],
+				[`${site.url}/docs/missing.html`, 404, 3],
 			]);
 			expect(pages.filter((row) => row.orphan).map((row) => [row.url, row.depth, row.inlinks])).toEqual([[`${site.url}/orphan.html`, null, 0]]);
 			// Where each broken link is to be fixed; other rows keep no links.
 			expect(pages.filter((row) => row.linkedFrom !== null).map((row) => [row.url, JSON.parse(String(row.linkedFrom))])).toEqual([
+				[`${site.url}/gone.html`, [{ url: `${site.url}/about.html`, text: 'Gone' }, { url: `${site.url}/docs/next.html`, text: 'Old offer' }, { url: `${site.url}/docs/deep/three.html`, text: 'Archive' }]],
 				[
 					`${site.url}/docs/missing.html`,
 					[
@@ -174,7 +175,6 @@ describe('examples/site-audit-offline.json', () => {
 						{ url: `${site.url}/indexing/nofollow.html`, text: 'Old chapter' },
 					],
 				],
-				[`${site.url}/gone.html`, [{ url: `${site.url}/about.html`, text: 'Gone' }, { url: `${site.url}/docs/next.html`, text: 'Old offer' }, { url: `${site.url}/docs/deep/three.html`, text: 'Archive' }]],
 			]);
 			expect(pages.filter((row) => row.score !== null).map((row) => new URL(String(row.url)).pathname).sort()).toEqual([...ANALYZED_PATHS].sort());
 			const runs = history.rows(AUDIT_HISTORY_TABLES.runs.name).filter((row) => row.runId === runIdOf(first));

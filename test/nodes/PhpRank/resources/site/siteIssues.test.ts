@@ -5,7 +5,7 @@
  * large page. For each issue, exactly the URLs that have it and the URLs it concerns; none of it asks phpRank anything.
  */
 import type { IDataObject } from 'n8n-workflow';
-import { AUDIT_SITE_ANALYZED_PATHS, startAuditSite } from '../../../../../dev/server';
+import { AUDIT_SITE_ANALYZED_PATHS, AUDIT_SITE_ISSUES, startAuditSite } from '../../../../../dev/server';
 import type { AuditSite, AuditSiteOptions, RecordedRequest } from '../../../../../dev/server';
 import { apiRequests, runPhpRank, useServer } from '../../../../support/phpRank';
 
@@ -47,48 +47,6 @@ function byIssue(items: IDataObject[]): Record<string, Record<string, string[]>>
 	return found;
 }
 
-/** What the bundled site has, issue by issue: each URL with it, and the URLs each concerns. */
-const EXPECTED: Record<string, Record<string, string[]>> = {
-	// Errors.
-	broken_link: {
-		'/docs/missing.html': ['/docs/intro.html', '/docs/next.html', '/indexing/nofollow.html'],
-		'/gone.html': ['/about.html', '/docs/deep/three.html', '/docs/next.html'],
-	},
-	duplicate_title: { '/docs/next.html': ['/docs/deep/three.html'], '/docs/deep/three.html': ['/docs/next.html'] },
-	duplicate_content: {
-		'/about.html': ['/orphan.html'],
-		'/orphan.html': ['/about.html'],
-		'/docs/deep/three.html': ['/docs/deep/four.html'],
-		'/docs/deep/four.html': ['/docs/deep/three.html'],
-	},
-	canonical_broken: { '/indexing/canonical-to-gone.html': ['/gone.html'] },
-	sitemap_broken: { '/gone.html': [] },
-	redirect_loop: { '/loop-a': ['/loop-a', '/loop-b'], '/loop-b': ['/loop-a', '/loop-b'] },
-	broken_image: { '/about.html': ['/images/missing.jpg'], '/docs/deep/four.html': ['/images/missing.jpg'] },
-	// Warnings.
-	duplicate_meta_description: { '/about.html': ['/base.html'], '/base.html': ['/about.html'] },
-	redirect_chain: { '/indexing/hop-1': ['/about.html', '/indexing/hop-2', '/indexing/hop-3'], '/indexing/hop-2': ['/about.html', '/indexing/hop-3'] },
-	link_to_redirect: { '/old-page': ['/'], '/loop-a': ['/about.html'], '/indexing/hop-1': ['/indexing/'] },
-	canonical_redirect: { '/indexing/canonical-to-redirect.html': ['/old-page'] },
-	canonical_noindex: { '/indexing/canonical-to-noindex.html': ['/indexing/noindex-meta.html'] },
-	canonical_multiple: { '/indexing/two-canonicals.html': [] },
-	sitemap_redirect: { '/old-page': [] },
-	sitemap_noindex: { '/indexing/noindex-meta.html': [] },
-	sitemap_canonicalized: { '/indexing/canonicalized.html': [] },
-	sitemap_blocked: { '/private/staff.html': [] },
-	// Notices.
-	orphan_page: { '/orphan.html': [] },
-	missing_from_sitemap: Object.fromEntries(
-		['/base.html', '/indexing/', '/docs/next.html', '/indexing/nofollow.html', '/docs/deep/three.html', '/indexing/followed.html', '/indexing/preferred.html', '/docs/deep/four.html'].map(
-			(path) => [path, []],
-		),
-	),
-	deep_page: { '/docs/deep/four.html': [] },
-	nofollow_links: { '/indexing/': ['/indexing/hidden-by-rel.html'] },
-	noindex_page: { '/indexing/noindex-meta.html': [], '/indexing/noindex-header.html': [] },
-	blocked_page: { '/private/staff.html': [] },
-};
-
 const SEVERITIES: Record<string, string[]> = {
 	error: ['broken_link', 'duplicate_title', 'duplicate_content', 'canonical_broken', 'sitemap_broken', 'redirect_loop', 'broken_image'],
 	warning: [
@@ -119,7 +77,7 @@ describe('Site > Audit: site issues', () => {
 	});
 
 	it('names for each issue exactly the URLs that have it, and for each the URLs it concerns', () => {
-		expect(byIssue(items)).toEqual(Object.fromEntries(Object.entries(EXPECTED).map(([id, urls]) => [id, urls])));
+		expect(byIssue(items)).toEqual(AUDIT_SITE_ISSUES);
 	});
 
 	it('gives each issue its severity, lists them in the order errors, warnings, notices, and counts what it concerns', () => {
@@ -151,7 +109,7 @@ describe('Site > Audit: site issues', () => {
 		const found = await audit(quiet, { options: { checkImages: false } });
 		expect(quiet.requests.filter((request) => request.path.startsWith('/images/'))).toEqual([]);
 		expect(byIssue(found).broken_image).toBeUndefined();
-		expect(byIssue(found).broken_link).toEqual(EXPECTED.broken_link);
+		expect(byIssue(found).broken_link).toEqual(AUDIT_SITE_ISSUES.broken_link);
 	});
 
 	it('a slow page (answered after 3 s) and a large one (over 2 MB), among pages of bad HTML that all give an item', async () => {
