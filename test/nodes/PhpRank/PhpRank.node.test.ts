@@ -117,7 +117,7 @@ describe('phpRank node description', () => {
 		expect(optionNames('project', 'delete')).toEqual(['maxWait']);
 		expect(optionNames('report', 'getAll')).toEqual(['includeResults', 'maxWait', 'perPage', 'sort', 'sortBy']);
 		expect(optionNames('project', 'getAll')).toEqual(['maxWait', 'perPage', 'sort', 'sortBy']);
-		expect(optionNames('site', 'audit')).toEqual(['analyzeNonIndexable', 'checkExternalLinks', 'includeResults', 'leaveOut', 'maxDepth', 'maxWait', 'respectRobotsTxt']);
+		expect(optionNames('site', 'audit')).toEqual(['analyzeNonIndexable', 'checkExternalLinks', 'checkImages', 'includeResults', 'leaveOut', 'maxDepth', 'maxWait', 'respectRobotsTxt']);
 		const wait = nested(property('report', 'create', 'options'), 'maxWait');
 		expect(wait.default).toBe(3600);
 		expect(wait.typeOptions?.minValue).toBe(0);

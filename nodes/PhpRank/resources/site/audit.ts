@@ -134,7 +134,7 @@ export const siteAuditOptions: INodeProperties[] = [
 		name: 'checkImages',
 		type: 'boolean',
 		default: true,
-		description: "Whether to ask the site for each of its images shown on its pages (<img src>), once, to find those that do not load",
+		description: 'Whether to ask the site once for each of its images its pages show, to find those that do not load (broken_image)',
 	},
 	{
 		displayName: 'Respect robots.txt',
