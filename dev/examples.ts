@@ -217,6 +217,62 @@ export interface SiteAuditItem {
 	inlinks: number;
 	linkedFrom: Array<{ url: string; text: string }>;
 	orphan: boolean;
+	indexability?: string;
+	canonical?: string | null;
+	title?: string | null;
+	siteIssues?: Array<{ id: string; severity: string; urls: string[]; count: number }>;
+}
+
+/**
+ * The site issues' titles the site audit examples carry (`const SITE_ISSUE_TITLES = { … }` in their Build summary),
+ * by ID, in the order their summaries list them.
+ */
+export function siteIssueTitles(): Record<string, string> {
+	const workflow = JSON.parse(readFileSync(path.join(EXAMPLES_DIR, 'site-audit-offline.json'), 'utf8')) as WorkflowFixture;
+	const code = workflow.nodes.map((node) => String((node.parameters as { jsCode?: string }).jsCode ?? '')).find((text) => text.includes('const SITE_ISSUE_TITLES = {'));
+	const found = code === undefined ? null : /const SITE_ISSUE_TITLES = \{([^}]*)\}/.exec(code);
+	if (found === null) throw new Error('site-audit-offline.json carries no SITE_ISSUE_TITLES');
+	return Object.fromEntries([...found[1].matchAll(/(\w+): '([^']*)'/g)].map(([, id, title]) => [id, title]));
+}
+
+/** How many URLs have each site issue, from each URL's issue IDs, by ID in alphabetical order: a run row's `siteIssues` (as JSON). */
+export function siteIssueCounts(idsOfEachUrl: string[][]): Record<string, number> {
+	const counts: Record<string, number> = {};
+	for (const ids of idsOfEachUrl) for (const id of ids) counts[id] = (counts[id] ?? 0) + 1;
+	return Object.fromEntries(Object.entries(counts).sort(([a], [b]) => (a < b ? -1 : 1)));
+}
+
+/**
+ * The summary's site issues: the URLs with each issue by severity, each issue with its first three URLs, how its
+ * count changed since `previous` (the run before's counts; none on a first run), and the issues that run had and
+ * this one has not.
+ */
+function siteIssueSection(items: SiteAuditItem[], previous: Record<string, number> | undefined): string[] {
+	const titles = siteIssueTitles();
+	const found = new Map<string, { severity: string; urls: string[] }>();
+	for (const item of items) {
+		for (const issue of item.siteIssues ?? []) {
+			const entry = found.get(issue.id) ?? { severity: issue.severity, urls: [] };
+			entry.urls.push(item.url);
+			found.set(issue.id, entry);
+		}
+	}
+	const total = (severity: string) => plural([...found.values()].filter((entry) => entry.severity === severity).reduce((sum, entry) => sum + entry.urls.length, 0), severity);
+	const change = (id: string, count: number) => {
+		if (previous === undefined) return '';
+		const then = previous[id] ?? 0;
+		if (then === 0) return ' (new)';
+		return count === then ? '' : ` (${count > then ? '+' : '\u2212'}${Math.abs(count - then)} since the last run)`;
+	};
+	const lines = Object.keys(titles)
+		.filter((id) => found.has(id))
+		.map((id) => {
+			const { severity, urls } = found.get(id)!;
+			return `• ${titles[id]} (${severity}): ${plural(urls.length, 'URL')}${change(id, urls.length)}: ${urls.slice(0, 3).join(', ')}${urls.length > 3 ? `, and ${urls.length - 3} more` : ''}`;
+		});
+	const fixed = previous === undefined ? [] : Object.keys(titles).filter((id) => (previous[id] ?? 0) > 0 && !found.has(id));
+	if (fixed.length > 0) lines.push(`• Fixed since the last run: ${fixed.map((id) => `${titles[id]} (${plural(previous![id], 'URL')} then)`).join(', ')}`);
+	return [`*Site issues*: ${total('error')}, ${total('warning')}, ${total('notice')} (URLs with each issue)`, lines.length > 0 ? lines.join('\n') : 'none'];
 }
 
 const ANALYZED_OUTCOMES = ['created', 'existing', 'reanalyzed'];
@@ -339,7 +395,14 @@ export const HISTORY_NOT_SAVED =
 export function siteAuditSummary(
 	server: Pick<PhpRankServer, 'url' | 'reports'>,
 	before: ReportState[],
-	run: { items: SiteAuditItem[]; previousAverages?: Array<number | null>; points?: Readonly<Points>; historyNotSaved?: boolean },
+	run: {
+		items: SiteAuditItem[];
+		previousAverages?: Array<number | null>;
+		/** The run before's site issue counts (its row's `siteIssues`); none on a first run. */
+		previousSiteIssues?: Record<string, number>;
+		points?: Readonly<Points>;
+		historyNotSaved?: boolean;
+	},
 ): string {
 	const { items } = run;
 	const list = (lines: string[]) => (lines.length ? lines.join('\n') : 'none');
@@ -389,6 +452,7 @@ export function siteAuditSummary(
 			`${blocked ? `, ${blocked} blocked by robots.txt` : ''}${notAnalyzed ? `, ${notAnalyzed} not analyzed` : ''}${failed.length ? `, ${failed.length} could not be audited` : ''}.`,
 		averageScoreTrend(average, run.previousAverages ?? []),
 		`Analyzed in this run: ${outcomes('created')} new, ${outcomes('reanalyzed')} re-analyzed; ${outcomes('existing')} fresh from earlier runs.`,
+		...siteIssueSection(items, run.previousSiteIssues),
 		'*Broken links*',
 		list([...brokenLines, ...more(broken, LISTED, 'broken links')]),
 		'*Orphan pages* (in a sitemap, linked from no page)',
@@ -450,6 +514,10 @@ export const AUDIT_HISTORY_TABLES = {
 			{ name: 'broken', type: 'boolean' },
 			{ name: 'orphan', type: 'boolean' },
 			{ name: 'linkedFrom', type: 'string' },
+			{ name: 'indexability', type: 'string' },
+			{ name: 'canonical', type: 'string' },
+			{ name: 'title', type: 'string' },
+			{ name: 'siteIssues', type: 'string' },
 		],
 	},
 	runs: {
@@ -464,6 +532,7 @@ export const AUDIT_HISTORY_TABLES = {
 			{ name: 'decent', type: 'number' },
 			{ name: 'bad', type: 'number' },
 			{ name: 'notAnalyzed', type: 'number' },
+			{ name: 'siteIssues', type: 'string' },
 		],
 	},
 } as const satisfies DataTableSchemas;
@@ -503,12 +572,16 @@ export function pageHistoryRows(server: Pick<PhpRankServer, 'url' | 'reports'>, 
 			broken: item.outcome === 'broken',
 			orphan: item.orphan,
 			linkedFrom: item.outcome === 'broken' ? JSON.stringify(item.linkedFrom.slice(0, 10)) : null,
+			indexability: item.indexability ?? null,
+			canonical: item.canonical && item.canonical !== item.url ? item.canonical : null,
+			title: item.title ?? null,
+			siteIssues: (item.siteIssues ?? []).map((issue) => issue.id).join(', ') || null,
 		};
 	});
 }
 
 /** The row of `phprank_audit_runs` a run writes for the site, from its rows in `phprank_audit_pages`. */
-export function runHistoryRow(pages: Array<Pick<PageHistoryRow, 'site' | 'score' | 'grade' | 'error'>>) {
+export function runHistoryRow(pages: Array<Pick<PageHistoryRow, 'site' | 'score' | 'grade' | 'error' | 'siteIssues'>>) {
 	const scored = pages.filter((page) => page.score !== null);
 	const grades = (grade: string) => scored.filter((page) => page.grade === grade).length;
 	const average = scored.reduce((sum, page) => sum + Number(page.score), 0) / scored.length;
@@ -520,6 +593,7 @@ export function runHistoryRow(pages: Array<Pick<PageHistoryRow, 'site' | 'score'
 		decent: grades('decent'),
 		bad: grades('bad'),
 		notAnalyzed: pages.filter((page) => page.error !== null).length,
+		siteIssues: JSON.stringify(siteIssueCounts(pages.map((page) => (page.siteIssues ? String(page.siteIssues).split(', ') : [])))),
 	};
 }
 

@@ -12,8 +12,10 @@ import {
 	pageHistoryRows,
 	runHistoryRow,
 	siteAuditSummary,
+	siteIssueTitles,
 } from '../../dev/examples';
 import type { SiteAuditItem } from '../../dev/examples';
+import { SITE_ISSUE_IDS } from '../../nodes/PhpRank/resources/site/siteIssues';
 import { DEFAULT_DATA_TABLES_MAX_SIZE_BYTES, runWorkflow } from '../../dev/engine';
 import type { InMemoryDataTables, RunResult, WorkflowFixture } from '../../dev/engine';
 import { EXAMPLE_SITE_ORIGIN, loadExamples } from '../../dev/n8n/examples';
@@ -107,7 +109,12 @@ describe('examples/site-audit-offline.json', () => {
 			const writesBefore = writes().length;
 			again = await run({ dataTables: history });
 			writesAgain = writes().length - writesBefore;
-			expected.again = siteAuditSummary(server, afterFirst, { items: itemsOf(again), previousAverages: [Number(history.rows(AUDIT_HISTORY_TABLES.runs.name)[0].averageScore)] });
+			const firstRun = history.rows(AUDIT_HISTORY_TABLES.runs.name)[0];
+			expected.again = siteAuditSummary(server, afterFirst, {
+				items: itemsOf(again),
+				previousAverages: [Number(firstRun.averageScore)],
+				previousSiteIssues: JSON.parse(String(firstRun.siteIssues)) as Record<string, number>,
+			});
 			server.ageReports(
 				server.reports().filter((report) => report.targetUrl === changed()).map((report) => report.id),
 				WEEK_SECONDS,
@@ -122,7 +129,12 @@ describe('examples/site-audit-offline.json', () => {
 				.filter((row) => row.runId !== runIdOf(weekly))
 				.map((row) => Number(row.averageScore))
 				.reverse();
-			expected.weekly = siteAuditSummary(server, beforeWeekly, { items: itemsOf(weekly), previousAverages: averages });
+			const lastRun = history.rows(AUDIT_HISTORY_TABLES.runs.name).filter((row) => row.runId !== runIdOf(weekly)).at(-1)!;
+			expected.weekly = siteAuditSummary(server, beforeWeekly, {
+				items: itemsOf(weekly),
+				previousAverages: averages,
+				previousSiteIssues: JSON.parse(String(lastRun.siteIssues)) as Record<string, number>,
+			});
 		});
 
 		it("the summary: the site's pages by grade, its broken links with the pages and anchor texts linking to them, the orphan, the deepest pages, issues by what fixing them is worth, as the server's reports have them", () => {
@@ -232,6 +244,34 @@ describe('examples/site-audit-offline.json', () => {
 		expect(text.split('\n')[1]).toMatch(/^Average score \d+\.\d: [+\u2212\u00b1]\d+\.\d since the last run \(68\.2\), [+\u2212\u00b1]\d+\.\d since four runs ago \(72\.5\)$/);
 	});
 
+	it("site issues by severity, each with its first URLs, against the site's last run: new, more or fewer, fixed", async () => {
+		server.reset();
+		const history = auditHistoryTables();
+		const lastWeek = '2026-11-23T06:00:00.000Z';
+		const before = { broken_link: 1, duplicate_title: 2, large_page: 3, orphan_page: 1 };
+		history.insert(AUDIT_HISTORY_TABLES.runs.name, [
+			{ runId: lastWeek, runAt: new Date(lastWeek), site: '127.0.0.1', pages: 12, averageScore: 50, good: 0, decent: 6, bad: 6, notAnalyzed: 2, siteIssues: JSON.stringify(before) },
+		]);
+		const result = await run({ dataTables: history });
+		const text = textOf(result);
+
+		expect(text).toBe(siteAuditSummary(server, [], { items: itemsOf(result), previousAverages: [50], previousSiteIssues: before }));
+		const section = text.slice(text.indexOf('*Site issues*'), text.indexOf('*Broken links*')).split('\n');
+		const at = (pathname: string) => `${site.url}${pathname}`;
+		const counted = (severity: string) => itemsOf(result).reduce((sum, item) => sum + (item.siteIssues ?? []).filter((issue) => issue.severity === severity).length, 0);
+		expect(section[0]).toBe(`*Site issues*: ${counted('error')} errors, ${counted('warning')} warnings, ${counted('notice')} notices (URLs with each issue)`);
+		expect(section).toContain(`• Broken internal links (error): 2 URLs (+1 since the last run): ${at('/gone.html')}, ${at('/docs/missing.html')}`);
+		expect(section).toContain(`• Duplicate titles (error): 2 URLs: ${at('/docs/next.html')}, ${at('/docs/deep/three.html')}`);
+		expect(section).toContain(`• Orphan pages (notice): 1 URL: ${at('/orphan.html')}`);
+		expect(section.find((line) => line.startsWith('• Pages missing from sitemaps'))).toMatch(/^• Pages missing from sitemaps \(notice\): 8 URLs \(new\): \S+, \S+, \S+, and 5 more$/);
+		expect(section).toContain('• Fixed since the last run: Large pages (over 2 MB) (3 URLs then)');
+	});
+
+	it("lists every site issue the node names, in the node's order, each with a title", () => {
+		expect(Object.keys(siteIssueTitles())).toEqual(SITE_ISSUE_IDS);
+		expect(Object.values(siteIssueTitles()).every((title) => title.length > 0)).toBe(true);
+	});
+
 	describe("a history write n8n refuses (its Data tables' size limit): the run's rows whole or absent, the summary says so", () => {
 		let history: InMemoryDataTables;
 		let saved: RunResult;
@@ -265,10 +305,12 @@ describe('examples/site-audit-offline.json', () => {
 			expect(text).toContain('N8N_DATA_TABLES_MAX_SIZE_BYTES');
 			expect(text).toContain('audit-history-pruning.json');
 			// The rest of the summary as on any run: the trend against the run saved before.
+			const savedRun = history.rows(AUDIT_HISTORY_TABLES.runs.name)[0];
 			expect(text).toBe(
 				siteAuditSummary(server, beforeRunRowRefused, {
 					items: itemsOf(runRowRefused),
-					previousAverages: [Number(history.rows(AUDIT_HISTORY_TABLES.runs.name)[0].averageScore)],
+					previousAverages: [Number(savedRun.averageScore)],
+					previousSiteIssues: JSON.parse(String(savedRun.siteIssues)) as Record<string, number>,
 					historyNotSaved: true,
 				}),
 			);
