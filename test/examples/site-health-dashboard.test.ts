@@ -1,11 +1,12 @@
 import type { DataTableRowReturn } from 'n8n-workflow';
 
-import { startAuditSite, startPhpRankServer } from '../../dev/server';
+import { AUDIT_SITE_ISSUES, startAuditSite, startPhpRankServer } from '../../dev/server';
 import type { AuditSite, PhpRankServer } from '../../dev/server';
 import { AUDIT_HISTORY_TABLES, auditHistoryTables, checkTitlesOf, issuesByGainOfRows, loadExampleWorkflow, pagesToChange } from '../../dev/examples';
 import { runWebhook, runWorkflow } from '../../dev/engine';
 import type { InMemoryDataTables } from '../../dev/engine';
 import { PHPRANK_CHECK_TITLES } from '../support/phpRankChecks';
+import { SITE_ISSUE_IDS, SITE_ISSUES } from '../../nodes/PhpRank/resources/site/siteIssues';
 
 const WORKFLOW_FILE = 'site-health-dashboard.json';
 /** The bundled audit site (a page's score depends on its URL, the site's port included). */
@@ -314,6 +315,52 @@ describe('examples/site-health-dashboard.json', () => {
 
 			expect(page.html).toContain('<p class="notice">No run 2020-01-01T00:00:00.000Z of this site is stored');
 			expect([summary['data-from'], summary['data-to']]).toEqual([second, third]);
+		});
+	});
+
+	describe('site issues', () => {
+		const shownIssues = (html: string) => elements(section(html, 'Site issues'), 'tr', 'site-issue');
+		const firstUrls = (html: string, id: string) =>
+			elements(section(html, 'Site issues').split(`data-issue="${id}"`)[1].split('</tr>')[0], 'li', 'url').map((item) => new URL(unescaped(item['data-url'])).pathname);
+
+		it("the newest run's, by severity, each with its count from the run row and its first URLs from the page rows; unchanged since the run before", async () => {
+			const page = await serve({ site: SITE });
+			const rows = shownIssues(page.html);
+			const expected = SITE_ISSUE_IDS.filter((id) => id in AUDIT_SITE_ISSUES);
+
+			expect(rows.map((row) => [row['data-issue'], row['data-severity'], Number(row['data-urls'])])).toEqual(
+				expected.map((id) => [id, SITE_ISSUES[id], Object.keys(AUDIT_SITE_ISSUES[id]).length]),
+			);
+			const latest = JSON.parse(String(runRows().at(-1)!.siteIssues)) as Record<string, number>;
+			expect(rows.map((row) => Number(row['data-urls']))).toEqual(expected.map((id) => latest[id]));
+			for (const id of expected) expect(firstUrls(page.html, id)).toEqual(Object.keys(AUDIT_SITE_ISSUES[id]).sort().slice(0, 10));
+			// The same issues a week before: no change shown, nothing fixed.
+			expect(section(page.html, 'Site issues').match(/<td class="n">(new|[+\u2212]\d+)<\/td>/g)).toBeNull();
+			expect(page.html).not.toContain('fixed-site-issue');
+		});
+
+		it('against an older run with other counts: new, more, fewer and fixed; a run written before site issues shows no change', async () => {
+			const written = tables;
+			const older = '2026-01-05T06:00:00.000Z';
+			const before = { broken_link: 1, duplicate_title: 5, large_page: 3 };
+			tables = auditHistoryTables();
+			for (const { name } of Object.values(AUDIT_HISTORY_TABLES)) tables.insert(name, written.rows(name).map(({ id: _id, createdAt: _created, updatedAt: _updated, ...row }) => row));
+			tables.insert(AUDIT_HISTORY_TABLES.runs.name, [
+				{ runId: older, runAt: new Date(older), site: SITE, pages: 12, averageScore: 50, good: 0, decent: 6, bad: 6, notAnalyzed: 2, siteIssues: JSON.stringify(before) },
+				{ runId: '2026-01-12T06:00:00.000Z', runAt: new Date('2026-01-12T06:00:00.000Z'), site: SITE, pages: 12, averageScore: 50, good: 0, decent: 6, bad: 6, notAnalyzed: 2 },
+			]);
+			try {
+				const page = await serve({ site: SITE, from: older, to: runIds().at(-1)! });
+				const change = (id: string) => section(page.html, 'Site issues').split(`data-issue="${id}"`)[1].split('</tr>')[0].split('<td class="n">')[2].split('</td>')[0];
+
+				expect([change('broken_link'), change('duplicate_title'), change('orphan_page')]).toEqual(['+1', '\u22123', 'new']);
+				expect(elements(page.html, 'span', 'fixed-site-issue').map((item) => item['data-issue'])).toEqual(['large_page']);
+				expect(page.html).toContain('Large pages (over 2 MB) (3 URLs then)');
+				const unsaved = await serve({ site: SITE, from: '2026-01-12T06:00:00.000Z', to: runIds().at(-1)! });
+				expect(section(unsaved.html, 'Site issues')).not.toContain('<th class="n">Change</th>');
+			} finally {
+				tables = written;
+			}
 		});
 	});
 
