@@ -14,7 +14,7 @@ import path from 'node:path';
 
 import { chromium, type Browser, type Page } from 'playwright-core';
 
-import type { PhpRankServer } from '../../dev/server';
+import { AUDIT_SITE_ISSUES, type PhpRankServer } from '../../dev/server';
 import { AUDIT_HISTORY_TABLES, checkTitlesOf, issuesByGainOfRows, pagesToChange } from '../../dev/examples';
 import { dataTableRows, ensureDataTables, insertDataTableRows, personalProjectId, pickDataTablesAsOn1x } from '../../dev/n8n/dataTables';
 import type { Example } from '../../dev/n8n/examples';
@@ -177,7 +177,12 @@ export async function runDashboardChecks(checks: Checks, context: DashboardConte
 		const shownWorth = [...html.matchAll(/<tr class="worth" data-check="([^"]*)" data-gain="([^"]*)" data-pages="([^"]*)">/g)].map(([, id, gain, pages]) => `${id} ${gain} ${pages}`);
 		assertEqual(shownWorth, expected, 'issues by what fixing them is worth (check, average score gained, pages)');
 		assert(html.includes('<p class="worthless">Worth no points, fixing them leaves the score as it is: '), 'the checks worth no points are not named');
-		return `${shownBroken.map((link) => `${link.url.replace(/^https?:\/\/[^/]+/, '')} (${link.status}) from ${link.linkedFrom.length} pages`).join(', ')}; orphan ${orphans.map((orphan) => orphan.replace(/^https?:\/\/[^/]+/, '')).join(', ')}; top issue ${shownWorth[0]}`;
+		// Site issues: each one's count as the run row holds it, the audit's own issues of the bundled site.
+		const shownIssues = [...html.matchAll(/<tr class="site-issue" data-issue="([^"]*)" data-severity="([^"]*)" data-urls="([^"]*)">/g)].map(([, id, , count]) => [id, Number(count)]);
+		const runRow = (await dataTableRows(rest, projectId, ids[AUDIT_HISTORY_TABLES.runs.name])).find((row) => row.site === SITE && row.runId === runs.at(-1)!.run);
+		assertEqual(Object.fromEntries(shownIssues), JSON.parse(String(runRow?.siteIssues)) as unknown, `site issues shown, with the counts of the latest run's row in ${AUDIT_HISTORY_TABLES.runs.name}`);
+		assertEqual(Object.fromEntries(shownIssues), Object.fromEntries(Object.entries(AUDIT_SITE_ISSUES).map(([id, urls]) => [id, Object.keys(urls).length])), 'site issues of the bundled site');
+		return `${shownBroken.map((link) => `${link.url.replace(/^https?:\/\/[^/]+/, '')} (${link.status}) from ${link.linkedFrom.length} pages`).join(', ')}; orphan ${orphans.map((orphan) => orphan.replace(/^https?:\/\/[^/]+/, '')).join(', ')}; top issue ${shownWorth[0]}; ${shownIssues.length} kinds of site issue`;
 	});
 
 	mkdirSync(context.screenshotsDir, { recursive: true });
