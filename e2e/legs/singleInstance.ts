@@ -11,7 +11,7 @@ import type { INodePropertyOptions, INodeTypeDescription } from 'n8n-workflow';
 
 import { AUDIT_SITE_ISSUES, startAuditSite, startPhpRankServer, type AuditSite, type PhpRankServer } from '../../dev/server';
 import { DOCUMENTED, runBrowserChecks } from '../lib/browser';
-import { assert, assertEqual, StepFailed, type Checks } from '../lib/checks';
+import { assert, assertEqual, keysSorted, StepFailed, type Checks } from '../lib/checks';
 import { installIntoUserFolder, type PackedPackage } from '../../dev/n8n/communityPackage';
 import { DEMO_CREDENTIAL, demoCredential, PACKAGE_NODE_PREFIX, pointedAt, type Example, type WorkflowJson, type WorkflowNode } from '../../dev/n8n/examples';
 import { itemsOf, parseCliExecution, runManually, waitForExecution } from '../../dev/n8n/executions';
@@ -164,7 +164,7 @@ async function checkSiteAudit(rest: N8nRest, n8nVersion: string, phpRank: PhpRan
 		for (const item of items) {
 			for (const issue of item.siteIssues as Array<{ id: string; urls: string[] }>) (issues[issue.id] ??= {})[pathOf(item.url)] = issue.urls.map(pathOf).sort();
 		}
-		assertEqual(issues, AUDIT_SITE_ISSUES, 'site issues, each with the URLs that have it and those it concerns');
+		assertEqual(keysSorted(issues), keysSorted(AUDIT_SITE_ISSUES), 'site issues, each with the URLs that have it and those it concerns');
 		const creates = phpRank.requests.filter((request) => request.method === 'POST' && request.path.endsWith('/api/v1/reports'));
 		assertEqual(creates.length, 12, 'creates phpRank received, one per indexable page answering 200 with HTML');
 		assert(!site.paths().includes('/private/staff.html'), 'the site was asked for a page robots.txt disallows');

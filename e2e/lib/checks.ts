@@ -67,6 +67,17 @@ export function assert(condition: unknown, message: string): asserts condition {
 	if (!condition) throw new Error(message);
 }
 
+/** The value with every object's keys in alphabetical order: for comparing maps whose order says nothing. */
+export function keysSorted(value: unknown): unknown {
+	if (Array.isArray(value)) return value.map(keysSorted);
+	if (value === null || typeof value !== 'object') return value;
+	return Object.fromEntries(
+		Object.entries(value)
+			.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+			.map(([key, entry]) => [key, keysSorted(entry)]),
+	);
+}
+
 export function assertEqual(actual: unknown, expected: unknown, what: string): void {
 	const a = JSON.stringify(actual);
 	const e = JSON.stringify(expected);

@@ -21,7 +21,7 @@ import type { Example } from '../../dev/n8n/examples';
 import { activateWorkflow, itemsOf, runManually, waitForExecution } from '../../dev/n8n/executions';
 import type { N8nRest } from '../../dev/n8n/n8n';
 import { majorOf } from '../../dev/n8n/n8nVersions';
-import { assert, assertEqual, type Checks } from './checks';
+import { assert, assertEqual, keysSorted, type Checks } from './checks';
 import { pictureDashboard, pictureSlackMessage, README_PICTURE } from './readmePictures';
 
 const DASHBOARD_EXAMPLE = 'site-health-dashboard.json';
@@ -180,8 +180,8 @@ export async function runDashboardChecks(checks: Checks, context: DashboardConte
 		// Site issues: each one's count as the run row holds it, the audit's own issues of the bundled site.
 		const shownIssues = [...html.matchAll(/<tr class="site-issue" data-issue="([^"]*)" data-severity="([^"]*)" data-urls="([^"]*)">/g)].map(([, id, , count]) => [id, Number(count)]);
 		const runRow = (await dataTableRows(rest, projectId, ids[AUDIT_HISTORY_TABLES.runs.name])).find((row) => row.site === SITE && row.runId === runs.at(-1)!.run);
-		assertEqual(Object.fromEntries(shownIssues), JSON.parse(String(runRow?.siteIssues)) as unknown, `site issues shown, with the counts of the latest run's row in ${AUDIT_HISTORY_TABLES.runs.name}`);
-		assertEqual(Object.fromEntries(shownIssues), Object.fromEntries(Object.entries(AUDIT_SITE_ISSUES).map(([id, urls]) => [id, Object.keys(urls).length])), 'site issues of the bundled site');
+		assertEqual(keysSorted(Object.fromEntries(shownIssues)), keysSorted(JSON.parse(String(runRow?.siteIssues))), `site issues shown, with the counts of the latest run's row in ${AUDIT_HISTORY_TABLES.runs.name}`);
+		assertEqual(keysSorted(Object.fromEntries(shownIssues)), keysSorted(Object.fromEntries(Object.entries(AUDIT_SITE_ISSUES).map(([id, urls]) => [id, Object.keys(urls).length]))), 'site issues of the bundled site');
 		return `${shownBroken.map((link) => `${link.url.replace(/^https?:\/\/[^/]+/, '')} (${link.status}) from ${link.linkedFrom.length} pages`).join(', ')}; orphan ${orphans.map((orphan) => orphan.replace(/^https?:\/\/[^/]+/, '')).join(', ')}; top issue ${shownWorth[0]}; ${shownIssues.length} kinds of site issue`;
 	});
 
