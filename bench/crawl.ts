@@ -149,7 +149,7 @@ async function rateLimited(pages: number): Promise<Array<{ goal: string; met: bo
 			}),
 		),
 		'',
-		`The site got ${siteRequests} requests in the first run (robots.txt, the sitemap, each page and broken target once).`,
+		`The site got ${siteRequests} requests in the first run (robots.txt, the sitemap, each page and broken target once, the logo every page shows once).`,
 		'',
 	);
 

@@ -42,7 +42,8 @@ export interface AuditSiteOptions {
 	/**
 	 * A site of this many pages in place of the one above, for benchmarks: `/` and `/p/<n>.html` (n from 1), each
 	 * linking to the next five of a five-ary tree (`/p/<5n+1>.html` to `/p/<5n+5>.html`), to `/` and to one of ten
-	 * broken targets (`/missing-<n % 10>.html`, 404); the sitemap lists every page.
+	 * broken targets (`/missing-<n % 10>.html`, 404); each with 80 words of text of its own and the site's logo
+	 * (`/images/logo.png`); the sitemap lists every page.
 	 */
 	generatedPages?: number;
 	/** A `Crawl-delay:` of this many seconds in robots.txt's group for every crawler (`User-agent: *`). */
@@ -495,13 +496,14 @@ export class AuditSite {
 		send(200, page.type ?? html, page.raw?.() ?? pageHtml(path, page), page.headers);
 	}
 
-	private answerGenerated(path: string, count: number, send: (status: number, type: string, body: string) => void): void {
+	private answerGenerated(path: string, count: number, send: (status: number, type: string, body: string | Buffer) => void): void {
 		const html = 'text/html; charset=UTF-8';
 		if (path === '/robots.txt') return send(200, 'text/plain; charset=UTF-8', `User-agent: *\nDisallow: /private/\n\nSitemap: ${this.url}/sitemap.xml\n`);
 		if (path === '/sitemap.xml') {
 			const locs = Array.from({ length: count }, (_, n) => `  <url><loc>${this.url}${generatedPath(n)}</loc></url>\n`).join('');
 			return send(200, 'application/xml; charset=UTF-8', `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${locs}</urlset>\n`);
 		}
+		if (path === '/images/logo.png') return send(200, 'image/png', PNG);
 		const n = generatedNumber(path, count);
 		if (n === undefined) return send(404, html, '<html><body><h1>404 Not Found</h1></body></html>');
 		const children = [1, 2, 3, 4, 5].map((k) => 5 * n + k).filter((child) => child < count);
@@ -510,7 +512,7 @@ export class AuditSite {
 			['/', 'Home'],
 			[`/missing-${n % 10}.html`, `Old page ${n % 10}`],
 		];
-		send(200, html, pageHtml(path, { links }));
+		send(200, html, pageHtml(path, { links, text: generatedText(n), images: ['/images/logo.png'] }));
 	}
 }
 
@@ -523,6 +525,19 @@ function generatedNumber(path: string, count: number): number | undefined {
 }
 
 const generatedPath = (n: number) => (n === 0 ? '/' : `/p/${n}.html`);
+
+const GENERATED_WORDS = ['kettle', 'teapot', 'green', 'black', 'leaf', 'brew', 'water', 'cup', 'grinder', 'bean', 'roast', 'filter', 'press', 'steep', 'pour', 'taste'];
+
+/** A generated page's text: 80 words of its own (each page's fingerprint is made and compared, as a real site's are). */
+function generatedText(n: number): string {
+	let seed = n + 1;
+	const words: string[] = [];
+	for (let i = 0; i < 80; i++) {
+		seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+		words.push(GENERATED_WORDS[seed >>> 28]);
+	}
+	return words.join(' ');
+}
 
 export async function startAuditSite(options: AuditSiteOptions = {}): Promise<AuditSite> {
 	const site = new AuditSite(options);
