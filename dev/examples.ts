@@ -15,6 +15,7 @@ import { resultBandOf } from './server/listQuery';
 import type { WorkflowFixture } from './engine';
 import { InMemoryDataTables } from './engine/dataTables';
 import { pointedAt } from './n8n/examples';
+import { SITE_ISSUES } from '../nodes/PhpRank/resources/site/siteIssues';
 
 export const REPOSITORY_ROOT = path.resolve(__dirname, '..');
 export const EXAMPLES_DIR = path.join(REPOSITORY_ROOT, 'examples');
@@ -242,6 +243,33 @@ export function siteIssueCounts(idsOfEachUrl: string[][]): Record<string, number
 	return Object.fromEntries(Object.entries(counts).sort(([a], [b]) => (a < b ? -1 : 1)));
 }
 
+/** One site issue as a summary or report lists it: `then` is its count in the run compared with (none: no counts then). */
+interface SiteIssueShown {
+	title: string;
+	severity: string;
+	count: number;
+	urls: string[];
+	then?: number;
+}
+
+/**
+ * Site issues worded as the site audit's summary and the monthly report word them: the URLs with each issue by
+ * severity, each issue with its first three URLs (the others counted) and how its count changed since `since`, and
+ * the issues fixed since then (`fixed`, each with its count then; none when nothing was compared).
+ */
+function siteIssueLines(issues: SiteIssueShown[], fixed: Array<{ title: string; then: number }>, since: string): { totals: string; lines: string[] } {
+	const total = (severity: string) => plural(issues.filter((issue) => issue.severity === severity).reduce((sum, issue) => sum + issue.count, 0), severity);
+	const change = ({ count, then }: SiteIssueShown) =>
+		then === undefined ? '' : then === 0 ? ' (new)' : count === then ? '' : ` (${count > then ? '+' : '\u2212'}${Math.abs(count - then)} since ${since})`;
+	const lines = issues.map((issue) => {
+		const shown = issue.urls.slice(0, 3);
+		const more = issue.count > shown.length ? `, and ${issue.count - shown.length} more` : '';
+		return `${issue.title} (${issue.severity}): ${plural(issue.count, 'URL')}${change(issue)}${shown.length ? `: ${shown.join(', ')}${more}` : ''}`;
+	});
+	if (fixed.length > 0) lines.push(`Fixed since ${since}: ${fixed.map((issue) => `${issue.title} (${plural(issue.then, 'URL')} then)`).join(', ')}`);
+	return { totals: `${total('error')}, ${total('warning')}, ${total('notice')} (URLs with each issue)`, lines };
+}
+
 /**
  * The summary's site issues: the URLs with each issue by severity, each issue with its first three URLs, how its
  * count changed since `previous` (the run before's counts; none on a first run), and the issues that run had and
@@ -257,22 +285,54 @@ function siteIssueSection(items: SiteAuditItem[], previous: Record<string, numbe
 			found.set(issue.id, entry);
 		}
 	}
-	const total = (severity: string) => plural([...found.values()].filter((entry) => entry.severity === severity).reduce((sum, entry) => sum + entry.urls.length, 0), severity);
-	const change = (id: string, count: number) => {
-		if (previous === undefined) return '';
-		const then = previous[id] ?? 0;
-		if (then === 0) return ' (new)';
-		return count === then ? '' : ` (${count > then ? '+' : '\u2212'}${Math.abs(count - then)} since the last run)`;
-	};
-	const lines = Object.keys(titles)
+	const issues = Object.keys(titles)
 		.filter((id) => found.has(id))
-		.map((id) => {
-			const { severity, urls } = found.get(id)!;
-			return `• ${titles[id]} (${severity}): ${plural(urls.length, 'URL')}${change(id, urls.length)}: ${urls.slice(0, 3).join(', ')}${urls.length > 3 ? `, and ${urls.length - 3} more` : ''}`;
-		});
+		.map((id) => ({ title: titles[id], ...found.get(id)!, count: found.get(id)!.urls.length, then: previous === undefined ? undefined : (previous[id] ?? 0) }));
 	const fixed = previous === undefined ? [] : Object.keys(titles).filter((id) => (previous[id] ?? 0) > 0 && !found.has(id));
-	if (fixed.length > 0) lines.push(`• Fixed since the last run: ${fixed.map((id) => `${titles[id]} (${plural(previous![id], 'URL')} then)`).join(', ')}`);
-	return [`*Site issues*: ${total('error')}, ${total('warning')}, ${total('notice')} (URLs with each issue)`, lines.length > 0 ? lines.join('\n') : 'none'];
+	const { totals, lines } = siteIssueLines(
+		issues,
+		fixed.map((id) => ({ title: titles[id], then: previous![id] })),
+		'the last run',
+	);
+	return [`*Site issues*: ${totals}`, lines.length > 0 ? lines.map((line) => `• ${line}`).join('\n') : 'none'];
+}
+
+/** A run row's site issue counts (`siteIssues`, JSON), none for a row written before runs kept them. */
+function siteIssueCountsOfRow(run: HistoryRow | undefined): Record<string, number> | undefined {
+	if (run === undefined || typeof run.siteIssues !== 'string' || run.siteIssues === '') return undefined;
+	try {
+		const counts: unknown = JSON.parse(run.siteIssues);
+		return counts !== null && typeof counts === 'object' && !Array.isArray(counts) ? (counts as Record<string, number>) : undefined;
+	} catch {
+		return undefined;
+	}
+}
+
+/**
+ * The monthly report's site issues of `run`, the month's last: its counts (its row's, else its page rows'), the URLs
+ * of its page rows `pages` with each, severities as Site > Audit gives them, against the counts of `previous`, the
+ * month before's last run, named `since`. Issues not titled by the site audit (a newer node's) come last, by ID.
+ */
+function monthlySiteIssueSection(run: HistoryRow, pages: HistoryRow[], previous: HistoryRow | undefined, since: string): string[] {
+	const titles = siteIssueTitles();
+	const urls = new Map<string, string[]>();
+	for (const page of pages) for (const id of String(page.siteIssues ?? '').split(', ').filter(Boolean)) urls.set(id, [...(urls.get(id) ?? []), String(page.url)]);
+	const counts = siteIssueCountsOfRow(run) ?? Object.fromEntries([...urls].map(([id, list]) => [id, list.length]));
+	const then = siteIssueCountsOfRow(previous);
+	const known = Object.keys(titles);
+	const rank = (id: string) => (known.includes(id) ? known.indexOf(id) : known.length);
+	const ordered = (ids: string[]) => [...ids].sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
+	const severityOf = (id: string): string => (SITE_ISSUES as Record<string, string>)[id] ?? 'warning';
+	const issues = ordered(Object.keys(counts).filter((id) => counts[id] > 0)).map((id) => ({
+		title: titles[id] ?? id,
+		severity: severityOf(id),
+		count: counts[id],
+		urls: urls.get(id) ?? [],
+		then: then === undefined ? undefined : (then[id] ?? 0),
+	}));
+	const fixed = then === undefined ? [] : ordered(Object.keys(then).filter((id) => then[id] > 0 && !(counts[id] > 0))).map((id) => ({ title: titles[id] ?? id, then: then[id] }));
+	const { totals, lines } = siteIssueLines(issues, fixed, since);
+	return ['', `Site issues: ${totals}`, ...(lines.length ? lines.map((line) => `- ${line}`) : ['none'])];
 }
 
 const ANALYZED_OUTCOMES = ['created', 'existing', 'reanalyzed'];
@@ -666,7 +726,8 @@ export function checkTitlesOf(workflow: { nodes: Array<{ parameters: unknown }> 
  * The plain-text part of the monthly client report (examples/monthly-client-report.json) for `site`, from the Data
  * tables' rows: the site's last run in the month starting at `monthStart` (UTC) against its last run of the month
  * before, their pages' failed checks by `titles` (the example's own, see checkTitlesOf), the issues ranked by what
- * fixing them is worth by `points` (phpRank's by default), the broken links with the pages linking to them.
+ * fixing them is worth by `points` (phpRank's by default), the site issues of the run (counts of its row against
+ * the month before's, URLs of its pages), the broken links with the pages linking to them.
  */
 export function monthlyReportText(
 	tables: { runs: HistoryRow[]; pages: HistoryRow[] },
@@ -704,6 +765,7 @@ export function monthlyReportText(
 		`${String(current.pages)} pages: ${String(current.good)} good, ${String(current.decent)} decent, ${String(current.bad)} bad` +
 			`${current.notAnalyzed ? `; ${String(current.notAnalyzed)} could not be analyzed` : ''} (audit of ${String(current.runId).slice(0, 10)})`,
 		...section('Top issues by what fixing them is worth (average score gained if fixed on every page)', issueWorthLines(issuesByGainOfRows(now, titles, points)).map((line) => `- ${line}`)),
+		...monthlySiteIssueSection(current, now, previous, previousMonth),
 		...section('Broken links', [
 			...brokenLinksOfRows(now)
 				.slice(0, LISTED)

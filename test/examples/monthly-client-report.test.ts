@@ -1,9 +1,11 @@
 import { startAuditSite, startPhpRankServer } from '../../dev/server';
 import type { AuditSite, PhpRankServer } from '../../dev/server';
-import { AUDIT_HISTORY_TABLES, auditHistoryTables, checkTitlesOf, emailsAsItems, loadExampleWorkflow, monthlyReportText, pagesToChange } from '../../dev/examples';
+import { AUDIT_HISTORY_TABLES, auditHistoryTables, checkTitlesOf, emailsAsItems, loadExampleWorkflow, monthlyReportText, pagesToChange, siteIssueTitles } from '../../dev/examples';
+import { AUDIT_SITE_ISSUES } from '../../dev/server';
 import { runWorkflow } from '../../dev/engine';
 import type { InMemoryDataTables, RunResult, WorkflowFixture } from '../../dev/engine';
 import { PHPRANK_CHECK_TITLES } from '../support/phpRankChecks';
+import { SITE_ISSUES } from '../../nodes/PhpRank/resources/site/siteIssues';
 
 const FILE = 'monthly-client-report.json';
 const DASHBOARD = 'https://n8n.example.com/webhook/phprank-dashboard';
@@ -59,12 +61,18 @@ function onePageRun(site: string, url: string, score: number): void {
 }
 
 /** The report run in the engine as of `time` (the schedule's output), its e-mails made items, `refused` refused. */
-async function runReport({ clients = CLIENTS as Record<string, string>, time = REPORT_TIME, keepOnError = true, points = undefined as Record<string, number> | undefined } = {}): Promise<RunResult> {
+async function runReport({
+	clients = CLIENTS as Record<string, string>,
+	time = REPORT_TIME,
+	keepOnError = true,
+	points = undefined as Record<string, number> | undefined,
+	dataTables = undefined as InMemoryDataTables | undefined,
+} = {}): Promise<RunResult> {
 	const workflow = emailsAsItems(loadExampleWorkflow(FILE), { refused: [REFUSED] });
 	setting(workflow, 'clients').value = `={{ ${JSON.stringify(clients)} }}`;
 	if (points) setting(workflow, 'points').value = `={{ ${JSON.stringify(points)} }}`;
 	const nodes = keepOnError ? workflow.nodes : workflow.nodes.map((node) => (node.name === 'Send e-mail' ? { ...node, onError: undefined } : node));
-	return await runWorkflow({ ...workflow, nodes, pinData: { [TRIGGER]: [{ json: { timestamp: time } }] } }, { dataTables: history });
+	return await runWorkflow({ ...workflow, nodes, pinData: { [TRIGGER]: [{ json: { timestamp: time } }] } }, { dataTables: dataTables ?? history });
 }
 
 const emails = () => report.output('Send e-mail').map((item) => item.json as Record<string, string>);
@@ -72,6 +80,9 @@ const emailTo = (address: string) => emails().find((email) => email.to === addre
 const tables = () => ({ runs: history.rows(AUDIT_HISTORY_TABLES.runs.name), pages: history.rows(AUDIT_HISTORY_TABLES.pages.name) });
 const unescape = (html: string) => html.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&');
 const titles = checkTitlesOf(loadExampleWorkflow(FILE));
+const plural = (count: number, word: string) => `${count} ${count === 1 ? word : `${word}s`}`;
+/** The lines of the text part's site issues: its heading's line and those after it to the blank line. */
+const siteIssueSection = (text: string) => text.split('\n\nSite issues: ')[1].split('\n\n')[0].split('\n');
 const expectedText = (site: string) => monthlyReportText(tables(), { site, monthStart: '2026-11-01T00:00:00.000Z', dashboardUrl: DASHBOARD, titles });
 
 beforeAll(async () => {
@@ -210,6 +221,88 @@ describe('examples/monthly-client-report.json', () => {
 		expect(email.text).toContain(`SEO report for ${OTHER_SITE}, November 2026`);
 		expect(email.text).toContain(`- ${ODD_URL}: 40/100 (bad)`);
 		expect(email.subject).toBe(`SEO report for ${OTHER_SITE}, November 2026: average score 40.0`);
+	});
+
+	it("shows the site issues of the month's last audit: the URLs with each by severity, each issue with its first three URLs in the site audit's order", () => {
+		const titles = siteIssueTitles();
+		const severityOf = (id: string) => (SITE_ISSUES as Record<string, string>)[id];
+		const expected = Object.keys(titles).filter((id) => id in AUDIT_SITE_ISSUES);
+		const total = (severity: string) => plural(expected.filter((id) => severityOf(id) === severity).reduce((sum, id) => sum + Object.keys(AUDIT_SITE_ISSUES[id]).length, 0), severity);
+		const [heading, ...lines] = siteIssueSection(emailTo('owner@brewshop.example').text);
+
+		expect(expected).toEqual(Object.keys(AUDIT_SITE_ISSUES));
+		expect(heading).toBe(`${total('error')}, ${total('warning')}, ${total('notice')} (URLs with each issue)`);
+		expect(heading).toBe('14 errors, 14 warnings, 14 notices (URLs with each issue)');
+		// October's last run found the same issues: no change to show, none fixed.
+		expect(lines).toHaveLength(expected.length);
+		expected.forEach((id, index) => {
+			const paths = Object.keys(AUDIT_SITE_ISSUES[id]);
+			const found = new RegExp(`^- ${titles[id].replace(/[()]/g, '\\$&')} \\(${severityOf(id)}\\): ${plural(paths.length, 'URL')}: (.+?)(, and (\\d+) more)?$`).exec(lines[index]);
+			expect(found).not.toBeNull();
+			const urls = found![1].split(', ');
+			expect(urls).toHaveLength(Math.min(3, paths.length));
+			for (const url of urls) expect(paths.map((pathname) => `${site.url}${pathname}`)).toContain(url);
+			expect(found![3]).toBe(paths.length > 3 ? String(paths.length - 3) : undefined);
+		});
+		// Between the issues by worth and the broken links.
+		expect(emailTo('owner@brewshop.example').text).toMatch(/\nTop issues by [^]*\n\nSite issues: [^]*\n\nBroken links\n/);
+		expect(emailTo('tea@tea.example').text).toContain('\n\nSite issues: 0 errors, 0 warnings, 0 notices (URLs with each issue)\nnone\n\nBroken links\n');
+	});
+
+	it('counts each site issue against the last run of the month before: new, more, fewer, fixed; a run row of older history shows no change', async () => {
+		const runs = tables().runs.filter((run) => run.site === SITE);
+		const november = runs.find((run) => run.runId === RUN_TIMES[2])!;
+		const counts = JSON.parse(String(november.siteIssues)) as Record<string, number>;
+		// October's last run, after the other two: one broken link fewer, two more duplicate content URLs, no duplicate
+		// titles, a slow page and large pages since gone.
+		const october = { ...counts, broken_link: 1, duplicate_content: 6, slow_page: 1, large_page: 3 } as Record<string, number>;
+		delete october.duplicate_title;
+		const crafted = auditHistoryTables();
+		const without = ({ id: _id, createdAt: _created, updatedAt: _updated, ...row }: Row) => row as Row;
+		for (const name of [AUDIT_HISTORY_TABLES.runs.name, AUDIT_HISTORY_TABLES.pages.name]) {
+			crafted.insert(
+				name,
+				history.rows(name).map((row) => {
+					if (row.site !== OTHER_SITE) return without(row);
+					// The tea shop's page has issues, its URL one to escape in HTML.
+					return without({ ...row, siteIssues: name === AUDIT_HISTORY_TABLES.runs.name ? '{"missing_from_sitemap":1,"noindex_page":1}' : 'missing_from_sitemap, noindex_page' });
+				}),
+			);
+		}
+		const octoberRun = '2026-10-30T06:00:00.000Z';
+		crafted.insert(AUDIT_HISTORY_TABLES.runs.name, [
+			{ ...without(november), runId: octoberRun, runAt: new Date(octoberRun), averageScore: 50, siteIssues: JSON.stringify(october) },
+			// The tea shop's October run, written before runs kept their site issues.
+			{ runId: octoberRun, runAt: new Date(octoberRun), site: OTHER_SITE, pages: 1, averageScore: 30, good: 0, decent: 0, bad: 1, notAnalyzed: 0 },
+		]);
+		const sent = (await runReport({ dataTables: crafted })).output('Send e-mail').map((item) => item.json as Record<string, string>);
+		const shop = sent.find((email) => email.to === 'owner@brewshop.example')!;
+		const tea = sent.find((email) => email.to === 'tea@tea.example')!;
+		const lines = siteIssueSection(shop.text);
+		const rows = { runs: crafted.rows(AUDIT_HISTORY_TABLES.runs.name), pages: crafted.rows(AUDIT_HISTORY_TABLES.pages.name) };
+		const expectedOf = (name: string) => monthlyReportText(rows, { site: name, monthStart: '2026-11-01T00:00:00.000Z', dashboardUrl: DASHBOARD, titles });
+
+		expect(shop.text).toBe(expectedOf(SITE));
+		expect(tea.text).toBe(expectedOf(OTHER_SITE));
+		expect(lines[1]).toMatch(/^- Broken internal links \(error\): 2 URLs \(\+1 since October\): http/);
+		expect(lines[2]).toMatch(/^- Duplicate titles \(error\): 2 URLs \(new\): http/);
+		expect(lines[3]).toMatch(/^- Duplicate content \(error\): 4 URLs \(\u22122 since October\): http\S+, http\S+, http\S+, and 1 more$/);
+		expect(lines[4]).toMatch(/^- Canonical URL broken \(error\): 1 URL: http/);
+		expect(lines.at(-1)).toBe('- Fixed since October: Slow pages (over 3 s) (1 URL then), Large pages (over 2 MB) (3 URLs then)');
+		expect(lines.filter((line) => / since October\)| \(new\)/.test(line))).toHaveLength(3);
+		// A month before without counts: the issues, no change.
+		expect(siteIssueSection(tea.text)).toEqual([
+			'0 errors, 0 warnings, 2 notices (URLs with each issue)',
+			`- Pages missing from sitemaps (notice): 1 URL: ${ODD_URL}`,
+			`- Noindex pages (notice): 1 URL: ${ODD_URL}`,
+		]);
+		expect(tea.text).toContain('Average score 40.0: +10.0 since October (30.0)');
+
+		expect(shop.html).toContain('<h2>Site issues: 14 errors, 14 warnings, 14 notices (URLs with each issue)</h2><ul><li>Broken internal links (error): 2 URLs (+1 since October): ');
+		expect(shop.html).toContain('<li>Fixed since October: Slow pages (over 3 s) (1 URL then), Large pages (over 2 MB) (3 URLs then)</li></ul><h2>Broken links</h2>');
+		const escapedUrl = ODD_URL.replace(/&/g, '&amp;').replace(/'/g, '&#39;');
+		expect(tea.html).toContain(`<li>Pages missing from sitemaps (notice): 1 URL: ${escapedUrl}</li><li>Noindex pages (notice): 1 URL: ${escapedUrl}</li>`);
+		expect(tea.html).not.toContain(ODD_URL);
 	});
 
 	it('the HTML part: the same words, every value escaped, the worst pages linked to their reports', () => {
