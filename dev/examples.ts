@@ -15,7 +15,6 @@ import { resultBandOf } from './server/listQuery';
 import type { WorkflowFixture } from './engine';
 import { InMemoryDataTables } from './engine/dataTables';
 import { pointedAt } from './n8n/examples';
-import { SITE_ISSUES } from '../nodes/PhpRank/resources/site/siteIssues';
 
 export const REPOSITORY_ROOT = path.resolve(__dirname, '..');
 export const EXAMPLES_DIR = path.join(REPOSITORY_ROOT, 'examples');
@@ -297,6 +296,18 @@ function siteIssueSection(items: SiteAuditItem[], previous: Record<string, numbe
 	return [`*Site issues*: ${totals}`, lines.length > 0 ? lines.map((line) => `• ${line}`).join('\n') : 'none'];
 }
 
+/**
+ * The severities the monthly report carries for the site issues that are no warning (`const SITE_ISSUE_SEVERITIES =
+ * { … }` in its Report per site), by ID.
+ */
+export function siteIssueSeverities(): Record<string, string> {
+	const workflow = JSON.parse(readFileSync(path.join(EXAMPLES_DIR, 'monthly-client-report.json'), 'utf8')) as WorkflowFixture;
+	const code = workflow.nodes.map((node) => String((node.parameters as { jsCode?: string }).jsCode ?? '')).find((text) => text.includes('const SITE_ISSUE_SEVERITIES = {'));
+	const found = code === undefined ? null : /const SITE_ISSUE_SEVERITIES = \{([^}]*)\}/.exec(code);
+	if (found === null) throw new Error('monthly-client-report.json carries no SITE_ISSUE_SEVERITIES');
+	return Object.fromEntries([...found[1].matchAll(/(\w+): '([^']*)'/g)].map(([, id, severity]) => [id, severity]));
+}
+
 /** A run row's site issue counts (`siteIssues`, JSON), none for a row written before runs kept them. */
 function siteIssueCountsOfRow(run: HistoryRow | undefined): Record<string, number> | undefined {
 	if (run === undefined || typeof run.siteIssues !== 'string' || run.siteIssues === '') return undefined;
@@ -322,7 +333,8 @@ function monthlySiteIssueSection(run: HistoryRow, pages: HistoryRow[], previous:
 	const known = Object.keys(titles);
 	const rank = (id: string) => (known.includes(id) ? known.indexOf(id) : known.length);
 	const ordered = (ids: string[]) => [...ids].sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
-	const severityOf = (id: string): string => (SITE_ISSUES as Record<string, string>)[id] ?? 'warning';
+	const severities = siteIssueSeverities();
+	const severityOf = (id: string): string => severities[id] ?? 'warning';
 	const issues = ordered(Object.keys(counts).filter((id) => counts[id] > 0)).map((id) => ({
 		title: titles[id] ?? id,
 		severity: severityOf(id),

@@ -1,11 +1,11 @@
 import { startAuditSite, startPhpRankServer } from '../../dev/server';
 import type { AuditSite, PhpRankServer } from '../../dev/server';
-import { AUDIT_HISTORY_TABLES, auditHistoryTables, checkTitlesOf, emailsAsItems, loadExampleWorkflow, monthlyReportText, pagesToChange, siteIssueTitles } from '../../dev/examples';
+import { AUDIT_HISTORY_TABLES, auditHistoryTables, checkTitlesOf, emailsAsItems, loadExampleWorkflow, monthlyReportText, pagesToChange, siteIssueSeverities, siteIssueTitles } from '../../dev/examples';
 import { AUDIT_SITE_ISSUES } from '../../dev/server';
 import { runWorkflow } from '../../dev/engine';
 import type { InMemoryDataTables, RunResult, WorkflowFixture } from '../../dev/engine';
 import { PHPRANK_CHECK_TITLES } from '../support/phpRankChecks';
-import { SITE_ISSUES } from '../../nodes/PhpRank/resources/site/siteIssues';
+import { SITE_ISSUE_IDS, SITE_ISSUES } from '../../nodes/PhpRank/resources/site/siteIssues';
 
 const FILE = 'monthly-client-report.json';
 const DASHBOARD = 'https://n8n.example.com/webhook/phprank-dashboard';
@@ -221,6 +221,12 @@ describe('examples/monthly-client-report.json', () => {
 		expect(email.text).toContain(`SEO report for ${OTHER_SITE}, November 2026`);
 		expect(email.text).toContain(`- ${ODD_URL}: 40/100 (bad)`);
 		expect(email.subject).toBe(`SEO report for ${OTHER_SITE}, November 2026: average score 40.0`);
+	});
+
+	it("carries each site issue's severity as Site > Audit gives it (a warning unless named)", () => {
+		const severities = siteIssueSeverities();
+		expect(SITE_ISSUE_IDS.map((id) => [id, severities[id] ?? 'warning'])).toEqual(SITE_ISSUE_IDS.map((id) => [id, SITE_ISSUES[id]]));
+		expect(Object.keys(severities).filter((id) => !(SITE_ISSUE_IDS as string[]).includes(id))).toEqual([]);
 	});
 
 	it("shows the site issues of the month's last audit: the URLs with each by severity, each issue with its first three URLs in the site audit's order", () => {
