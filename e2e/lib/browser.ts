@@ -33,7 +33,7 @@ export const DOCUMENTED = {
 	siteAudit: {
 		parameters: ['siteUrl', 'discover', 'maxPages', 'ifReportExists', 'olderThan', 'olderThanUnit', 'privacy'],
 		discover: ['Sitemaps and Links', 'Sitemaps', 'Links'],
-		options: ['Analyze Non-Indexable Pages', 'Check External Links', 'Include Per-Check Results', 'Leave Out URLs Matching', 'Max Depth', 'Max Wait (Seconds)', 'Respect robots.txt'],
+		options: ['Analyze Non-Indexable Pages', 'Check External Links', 'Check Images', 'Include Per-Check Results', 'Leave Out URLs Matching', 'Max Depth', 'Max Wait (Seconds)', 'Respect robots.txt'],
 	},
 	reportCreate: {
 		ifReportExists: 'Re-Analyze if Older Than',
