@@ -228,11 +228,17 @@ export interface SiteAuditItem {
  * by ID, in the order their summaries list them.
  */
 export function siteIssueTitles(): Record<string, string> {
-	const workflow = JSON.parse(readFileSync(path.join(EXAMPLES_DIR, 'site-audit-offline.json'), 'utf8')) as WorkflowFixture;
-	const code = workflow.nodes.map((node) => String((node.parameters as { jsCode?: string }).jsCode ?? '')).find((text) => text.includes('const SITE_ISSUE_TITLES = {'));
-	const found = code === undefined ? null : /const SITE_ISSUE_TITLES = \{([^}]*)\}/.exec(code);
-	if (found === null) throw new Error('site-audit-offline.json carries no SITE_ISSUE_TITLES');
-	return Object.fromEntries([...found[1].matchAll(/(\w+): '([^']*)'/g)].map(([, id, title]) => [id, title]));
+	return textsByIdIn('site-audit-offline.json', 'SITE_ISSUE_TITLES');
+}
+
+/** An example's Code node constant `const <name> = { id: 'text', … }`, as its entries in their order. */
+function textsByIdIn(file: string, name: string): Record<string, string> {
+	const workflow = JSON.parse(readFileSync(path.join(EXAMPLES_DIR, file), 'utf8')) as WorkflowFixture;
+	const start = `const ${name} = {`;
+	const code = workflow.nodes.map((node) => String((node.parameters as { jsCode?: string }).jsCode ?? '')).find((text) => text.includes(start));
+	const body = code?.slice(code.indexOf(start) + start.length).split('}')[0];
+	if (body === undefined) throw new Error(`${file} carries no ${name}`);
+	return Object.fromEntries([...body.matchAll(/(\w+): '([^']*)'/g)].map(([, id, text]) => [id, text]));
 }
 
 /** How many URLs have each site issue, from each URL's issue IDs, by ID in alphabetical order: a run row's `siteIssues` (as JSON). */
@@ -301,11 +307,7 @@ function siteIssueSection(items: SiteAuditItem[], previous: Record<string, numbe
  * { … }` in its Report per site), by ID.
  */
 export function siteIssueSeverities(): Record<string, string> {
-	const workflow = JSON.parse(readFileSync(path.join(EXAMPLES_DIR, 'monthly-client-report.json'), 'utf8')) as WorkflowFixture;
-	const code = workflow.nodes.map((node) => String((node.parameters as { jsCode?: string }).jsCode ?? '')).find((text) => text.includes('const SITE_ISSUE_SEVERITIES = {'));
-	const found = code === undefined ? null : /const SITE_ISSUE_SEVERITIES = \{([^}]*)\}/.exec(code);
-	if (found === null) throw new Error('monthly-client-report.json carries no SITE_ISSUE_SEVERITIES');
-	return Object.fromEntries([...found[1].matchAll(/(\w+): '([^']*)'/g)].map(([, id, severity]) => [id, severity]));
+	return textsByIdIn('monthly-client-report.json', 'SITE_ISSUE_SEVERITIES');
 }
 
 /** A run row's site issue counts (`siteIssues`, JSON), none for a row written before runs kept them. */

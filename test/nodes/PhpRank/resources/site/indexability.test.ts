@@ -5,26 +5,15 @@
  * asked only about the pages that may be; the site is never asked for what only nofollow links lead to.
  */
 import type { IDataObject } from 'n8n-workflow';
-import { AUDIT_SITEMAP_PATHS, BAD_HTML_PATHS, BINARY_PAGE_BYTES, HUGE_PAGE_BYTES, startAuditSite } from '../../../../../dev/server';
-import type { AuditSite, AuditSiteOptions } from '../../../../../dev/server';
+import { AUDIT_SITEMAP_PATHS, BAD_HTML_PATHS, BINARY_PAGE_BYTES, HUGE_PAGE_BYTES } from '../../../../../dev/server';
+import type { AuditSite } from '../../../../../dev/server';
 import type { RecordedRequest } from '../../../../../dev/server';
-import { apiRequests, runPhpRank, useServer } from '../../../../support/phpRank';
+import { useAuditSites } from '../../../../support/auditSites';
+import { apiRequests, useServer } from '../../../../support/phpRank';
 
 const server = useServer();
 
-const sites: AuditSite[] = [];
-const siteWith = async (options: AuditSiteOptions = {}) => {
-	const started = await startAuditSite(options);
-	sites.push(started);
-	return started;
-};
-afterAll(async () => await Promise.all(sites.map(async (started) => await started.close())));
-
-const audit = async (on: AuditSite, parameters: IDataObject = {}) => {
-	const run = await runPhpRank(server(), { resource: 'site', operation: 'audit', siteUrl: `${on.url}/`, ...parameters });
-	expect(run.error).toBeUndefined();
-	return run.items.map(({ json }) => json);
-};
+const { siteWith, audit } = useAuditSites(server);
 
 const pathOf = (url: unknown) => String(url).replace(/^http:\/\/127\.0\.0\.1:\d+/, '');
 const pathsWhere = (items: IDataObject[], keep: (item: IDataObject) => boolean) => items.filter(keep).map((item) => pathOf(item.url));

@@ -5,25 +5,14 @@
  * large page. For each issue, exactly the URLs that have it and the URLs it concerns; none of it asks phpRank anything.
  */
 import type { IDataObject } from 'n8n-workflow';
-import { AUDIT_SITE_ANALYZED_PATHS, AUDIT_SITE_ISSUES, startAuditSite } from '../../../../../dev/server';
-import type { AuditSite, AuditSiteOptions, RecordedRequest } from '../../../../../dev/server';
-import { apiRequests, runPhpRank, useServer } from '../../../../support/phpRank';
+import { AUDIT_SITE_ANALYZED_PATHS, AUDIT_SITE_ISSUES } from '../../../../../dev/server';
+import type { AuditSite, RecordedRequest } from '../../../../../dev/server';
+import { useAuditSites } from '../../../../support/auditSites';
+import { apiRequests, useServer } from '../../../../support/phpRank';
 
 const server = useServer();
 
-const sites: AuditSite[] = [];
-const siteWith = async (options: AuditSiteOptions = {}) => {
-	const started = await startAuditSite(options);
-	sites.push(started);
-	return started;
-};
-afterAll(async () => await Promise.all(sites.map(async (started) => await started.close())));
-
-const audit = async (on: AuditSite, parameters: IDataObject = {}) => {
-	const run = await runPhpRank(server(), { resource: 'site', operation: 'audit', siteUrl: `${on.url}/`, ...parameters });
-	expect(run.error).toBeUndefined();
-	return run.items.map(({ json }) => json);
-};
+const { siteWith, audit } = useAuditSites(server);
 
 interface Issue {
 	id: string;
