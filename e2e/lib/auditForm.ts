@@ -17,7 +17,7 @@ import type { PhpRankServer } from '../../dev/server';
 import { AUDIT_FORM_TABLES, topIssues } from '../../dev/examples';
 import { dataTableRows, ensureDataTables, personalProjectId } from '../../dev/n8n/dataTables';
 import { withDataTableIds, type Example, type WorkflowJson } from '../../dev/n8n/examples';
-import { activateWorkflow, listExecutions } from '../../dev/n8n/executions';
+import { activateWorkflow, getExecution, listExecutions } from '../../dev/n8n/executions';
 import type { N8nRest } from '../../dev/n8n/n8n';
 import { majorOf } from '../../dev/n8n/n8nVersions';
 import { waitFor } from '../../dev/n8n/util';
@@ -99,6 +99,19 @@ export interface AuditFormChecks {
 }
 
 /** A run of the schedule that started after `time` and has ended. */
+/** Why the form's executions since `time` failed: each one's node and message, for a check's failure to say. */
+async function failuresSince(rest: N8nRest, workflowId: string, time: number): Promise<string> {
+	const failed = (await listExecutions(rest, workflowId)).filter((execution) => ['error', 'crashed'].includes(execution.status) && Date.parse(String((execution as { startedAt?: string }).startedAt)) >= time);
+	const reasons = await Promise.all(
+		failed.map(async ({ id }) => {
+			const { data } = await getExecution(rest, id);
+			const error = data?.resultData?.error;
+			return `${id} at "${error?.node?.name ?? data?.resultData?.lastNodeExecuted ?? '?'}": ${error?.message ?? 'no error kept'}`;
+		}),
+	);
+	return reasons.length ? `; failed executions: ${reasons.join(' | ')}` : '; no failed execution';
+}
+
 const ranAfter = (execution: { status: string }, time: number) => {
 	const { mode, startedAt } = execution as { mode?: string; startedAt?: string };
 	return mode === 'trigger' && Date.parse(String(startedAt)) > time + 1000 && execution.status === 'success';
@@ -233,6 +246,7 @@ export async function startAuditFormChecks(checks: Checks, context: AuditFormCon
 				// n8n itself may refuse a submission (503 "Database is not ready!" while its database ping waits out the
 				// burst on SQLite): that visitor's form says it could not be submitted, and nothing of it was recorded.
 				// n8n 2.x started as the docs ask (DB_PING_TIMEOUT_MS) takes every one; n8n 1.x's ping waits 5 s, always.
+				const sentAt = Date.now();
 				const shown = await Promise.all(pages.map(async (visitor) => await submitForm(visitor).catch((error: unknown) => ({ title: '', text: String(error), links: [] }))));
 				const answers = shown.map((answer) =>
 					answer.title.startsWith('Your page scores ') ? 'report' : answer.text.startsWith('You have had 3 free audits today') ? 'limit' : answer.text.includes('The form could not be submitted') ? 'notTaken' : `"${answer.title}: ${answer.text.slice(0, 160)}"`,
@@ -241,7 +255,8 @@ export async function startAuditFormChecks(checks: Checks, context: AuditFormCon
 				if (majorOf(n8nVersion) >= 2) assertEqual(BURST.length - taken.length, 0, `submissions n8n refused itself (answers: ${answers.join(', ')})`);
 				const takenFromOne = taken.filter(({ email }) => email === BURST[0].email).length;
 				const reports = taken.length - takenFromOne + Math.min(3, takenFromOne);
-				assertEqual(answers.filter((answer) => answer === 'report').length, reports, `reports shown (answers: ${answers.join(', ')})`);
+				const unexpected = answers.some((answer) => !['report', 'limit', 'notTaken'].includes(answer));
+				assertEqual(answers.filter((answer) => answer === 'report').length, reports, `reports shown (answers: ${answers.join(', ')}${unexpected ? await failuresSince(rest, example.id, sentAt) : ''})`);
 				assertEqual(answers.filter((answer) => answer === 'limit').length, takenFromOne - Math.min(3, takenFromOne), 'the day\'s limit shown');
 				const emailed = BURST.filter((_, index) => answers[index] === 'report').map(({ email }) => email);
 				await waitFor('the burst\'s e-mails', async () => (emailed.every((email) => smtp.received().some((mail) => mail.to.includes(email))) ? true : undefined), { timeoutMs: 30_000, intervalMs: 1000 });
