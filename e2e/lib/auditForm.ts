@@ -73,6 +73,11 @@ async function sendForm(page: Page, url: string, address: string, email: string)
 
 /** Sends the form the page holds; what the page the visitor lands on shows. */
 async function submitForm(page: Page): Promise<Shown> {
+	// What n8n answered the form's posts: a failure says whether n8n itself refused one (503).
+	const answered: string[] = [];
+	page.on('response', (response) => {
+		if (response.request().method() === 'POST') answered.push(`${response.status()} ${new URL(response.url()).pathname}`);
+	});
 	await page.locator('#submit-btn').click();
 	const heading = page.locator('.card .header h1');
 	// n8n's own page for an execution that failed: no need to wait out the timeout.
@@ -84,7 +89,7 @@ async function submitForm(page: Page): Promise<Shown> {
 	);
 	await Promise.race([heading.waitFor({ state: 'visible', timeout: 60_000 }), failure]).catch(async (error: unknown) => {
 		const body = await page.evaluate(() => document.body.innerText.replace(/\s+/g, ' ').slice(0, 300)).catch(() => '');
-		throw new Error(`no completion page at ${page.url()}, which shows "${body}": ${String(error).split('\n')[0]}`);
+		throw new Error(`no completion page at ${page.url()}, which shows "${body}", n8n answering its posts ${answered.join(', ') || 'nothing'}: ${String(error).split('\n')[0]}`);
 	});
 	return await page.evaluate(() => ({
 		title: document.querySelector('.card .header h1')?.textContent?.trim() ?? '',
@@ -98,7 +103,6 @@ export interface AuditFormChecks {
 	finish: () => Promise<void>;
 }
 
-/** A run of the schedule that started after `time` and has ended. */
 /** Why the form's executions since `time` failed: each one's node and message, for a check's failure to say. */
 async function failuresSince(rest: N8nRest, workflowId: string, time: number): Promise<string> {
 	const failed = (await listExecutions(rest, workflowId)).filter((execution) => ['error', 'crashed'].includes(execution.status) && Date.parse(String((execution as { startedAt?: string }).startedAt)) >= time);
@@ -112,6 +116,7 @@ async function failuresSince(rest: N8nRest, workflowId: string, time: number): P
 	return reasons.length ? `; failed executions: ${reasons.join(' | ')}` : '; no failed execution';
 }
 
+/** A run of the schedule that started after `time` and has ended. */
 const ranAfter = (execution: { status: string }, time: number) => {
 	const { mode, startedAt } = execution as { mode?: string; startedAt?: string };
 	return mode === 'trigger' && Date.parse(String(startedAt)) > time + 1000 && execution.status === 'success';
