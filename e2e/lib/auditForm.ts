@@ -37,6 +37,8 @@ const UNKNOWN_VISITOR = 'nobody@tea.example';
 const BUSY_VISITOR = 'busy@tea.example';
 /** Sent at once: six from one new address (its limit is 3 a day), the others from a visitor each. */
 const BURST_FROM_ONE = 6;
+/** How long a visitor of the burst waits for the form's answer. */
+const BURST_ANSWER_MS = 180_000;
 const BURST = Array.from({ length: 20 }, (_, n) => (n < BURST_FROM_ONE ? { address: `https://burst-${n}.example/`, email: 'eager@example.com' } : { address: `https://visitor-${n}.example/`, email: `visitor-${n}@example.com` }));
 /** The phpRank rate-limit window the queued request waits out. */
 const RATE_WINDOW_SECONDS = 20;
@@ -72,7 +74,7 @@ async function sendForm(page: Page, url: string, address: string, email: string)
 }
 
 /** Sends the form the page holds; what the page the visitor lands on shows. */
-async function submitForm(page: Page): Promise<Shown> {
+async function submitForm(page: Page, timeoutMs = 60_000): Promise<Shown> {
 	// What n8n answered the form's posts: a failure says whether n8n itself refused one (503).
 	const answered: string[] = [];
 	page.on('response', (response) => {
@@ -82,14 +84,14 @@ async function submitForm(page: Page): Promise<Shown> {
 	const heading = page.locator('.card .header h1');
 	// n8n's own page for an execution that failed: no need to wait out the timeout.
 	const failed = page.locator('#submitted-header', { hasText: 'Problem submitting response' });
-	const failure = failed.waitFor({ state: 'visible', timeout: 60_000 }).then(
+	const failure = failed.waitFor({ state: 'visible', timeout: timeoutMs }).then(
 		() => Promise.reject(new Error('n8n says the execution failed')),
 		// Not shown (the page answered, or closed): this side of the race never ends it.
 		async () => await new Promise<void>(() => undefined),
 	);
-	await Promise.race([heading.waitFor({ state: 'visible', timeout: 60_000 }), failure]).catch(async (error: unknown) => {
+	await Promise.race([heading.waitFor({ state: 'visible', timeout: timeoutMs }), failure]).catch(async (error: unknown) => {
 		const body = await page.evaluate(() => document.body.innerText.replace(/\s+/g, ' ').slice(0, 300)).catch(() => '');
-		throw new Error(`no completion page at ${page.url()}, which shows "${body}", n8n answering its posts ${answered.join(', ') || 'nothing'}: ${String(error).split('\n')[0]}`);
+		throw new Error(`no completion page after ${timeoutMs / 1000} s, n8n answering its posts ${answered.join(', ') || 'nothing'}, at ${page.url()}, which shows "${body.slice(0, 80)}": ${String(error).split('\n')[0]}`);
 	});
 	return await page.evaluate(() => ({
 		title: document.querySelector('.card .header h1')?.textContent?.trim() ?? '',
@@ -249,7 +251,8 @@ export async function startAuditFormChecks(checks: Checks, context: AuditFormCon
 					pages.push(visitor);
 				}
 				const sentAt = Date.now();
-				const shown = await Promise.all(pages.map(async (visitor) => await submitForm(visitor).catch((error: unknown) => ({ title: '', text: String(error), links: [] }))));
+				// Twenty executions at once on 2 cores: an answer may take minutes on n8n 1.x; the visitor's page waits for it.
+				const shown = await Promise.all(pages.map(async (visitor) => await submitForm(visitor, BURST_ANSWER_MS).catch((error: unknown) => ({ title: '', text: String(error), links: [] }))));
 				const answers = shown.map((answer) =>
 					answer.title.startsWith('Your page scores ') ? 'report' : answer.text.startsWith('You have had 3 free audits today') ? 'limit' : `"${answer.title}: ${answer.text.slice(0, 300)}"`,
 				);
