@@ -228,17 +228,23 @@ export interface SiteAuditItem {
  * by ID, in the order their summaries list them.
  */
 export function siteIssueTitles(): Record<string, string> {
-	return textsByIdIn('site-audit-offline.json', 'SITE_ISSUE_TITLES');
+	return textsByIdOf(exampleFile('site-audit-offline.json'), 'SITE_ISSUE_TITLES') ?? missing('site-audit-offline.json', 'SITE_ISSUE_TITLES');
 }
 
-/** An example's Code node constant `const <name> = { id: 'text', … }`, as its entries in their order. */
-function textsByIdIn(file: string, name: string): Record<string, string> {
-	const workflow = JSON.parse(readFileSync(path.join(EXAMPLES_DIR, file), 'utf8')) as WorkflowFixture;
+const exampleFile = (file: string) => JSON.parse(readFileSync(path.join(EXAMPLES_DIR, file), 'utf8')) as WorkflowFixture;
+const missing = (file: string, name: string): never => {
+	throw new Error(`${file} carries no ${name}`);
+};
+
+/**
+ * A workflow's Code node constant `const <name> = { id: 'text', … }` (an ID quoted or not), as its entries in their
+ * order; undefined when no Code node has it.
+ */
+function textsByIdOf(workflow: { nodes: Array<{ parameters: unknown }> }, name: string): Record<string, string> | undefined {
 	const start = `const ${name} = {`;
 	const code = workflow.nodes.map((node) => String((node.parameters as { jsCode?: string }).jsCode ?? '')).find((text) => text.includes(start));
 	const body = code?.slice(code.indexOf(start) + start.length).split('}')[0];
-	if (body === undefined) throw new Error(`${file} carries no ${name}`);
-	return Object.fromEntries([...body.matchAll(/(\w+): '([^']*)'/g)].map(([, id, text]) => [id, text]));
+	return body === undefined ? undefined : Object.fromEntries([...body.matchAll(/'?([\w-]+)'?: '([^']*)'/g)].map(([, id, text]) => [id, text]));
 }
 
 /** How many URLs have each site issue, from each URL's issue IDs, by ID in alphabetical order: a run row's `siteIssues` (as JSON). */
@@ -307,7 +313,7 @@ function siteIssueSection(items: SiteAuditItem[], previous: Record<string, numbe
  * { … }` in its Report per site), by ID.
  */
 export function siteIssueSeverities(): Record<string, string> {
-	return textsByIdIn('monthly-client-report.json', 'SITE_ISSUE_SEVERITIES');
+	return textsByIdOf(exampleFile('monthly-client-report.json'), 'SITE_ISSUE_SEVERITIES') ?? missing('monthly-client-report.json', 'SITE_ISSUE_SEVERITIES');
 }
 
 /** A run row's site issue counts (`siteIssues`, JSON), none for a row written before runs kept them. */
@@ -728,9 +734,9 @@ export function slackMessagesAsItems(workflow: WorkflowFixture): WorkflowFixture
  * expression's object literal that starts with `{ "title": "Title"`.
  */
 export function checkTitlesOf(workflow: { nodes: Array<{ parameters: unknown }> }): Record<string, string> {
+	const inCode = textsByIdOf(workflow, 'CHECK_TITLES');
+	if (inCode) return inCode;
 	const parameters = JSON.stringify(workflow.nodes.map((node) => node.parameters)).replace(/\\"/g, '"').replace(/\\n/g, '\n');
-	const inCode = /const CHECK_TITLES = \{([^}]*)\}/.exec(parameters);
-	if (inCode) return Object.fromEntries([...inCode[1].matchAll(/'?([\w-]+)'?: '([^']*)'/g)].map(([, id, title]) => [id, title]));
 	const found = /\{ "title": "Title"[^}]*\}/.exec(parameters);
 	if (!found) throw new Error('the workflow carries no check titles');
 	return JSON.parse(found[0]) as Record<string, string>;

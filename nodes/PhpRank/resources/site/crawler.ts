@@ -140,7 +140,7 @@ export function siteKeyOf(url: URL): string {
 	return url.host.toLowerCase().replace(/^www\./, '');
 }
 
-function isRedirect(status: number | null): boolean {
+export function isRedirect(status: number | null): boolean {
 	return status !== null && status >= 300 && status < 400;
 }
 
@@ -434,14 +434,10 @@ export class Crawl {
 		for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
 			const answer = await this.askOnce(url);
 			if (answer === null || !isRedirect(answer.status) || answer.location === null) return answer?.status ?? null;
-			try {
-				const next = new URL(answer.location, url);
-				next.hash = '';
-				if (!this.isOnSite(next) || this.settings.robots?.allows(next) === false) return answer.status;
-				url = next.href;
-			} catch {
-				return answer.status;
-			}
+			const href = resolved(answer.location, url);
+			const next = href === undefined ? undefined : new URL(href);
+			if (next === undefined || !this.isOnSite(next) || this.settings.robots?.allows(next) === false) return answer.status;
+			url = next.href;
 		}
 		return null;
 	}

@@ -3,7 +3,7 @@
  * crawl alone, with no request to phpRank. Each URL's issues list the URLs they concern (the pages linking to a broken
  * URL, the other pages with its title, ...), LINKED_FROM_KEPT of them with the count of all.
  */
-import { indexabilityOf, isBroken, LINKED_FROM_KEPT, linkedFromOf } from './crawler';
+import { indexabilityOf, isBroken, isRedirect, LINKED_FROM_KEPT, linkedFromOf } from './crawler';
 import type { Crawl, CrawledPage, Indexability } from './crawler';
 import { duplicateGroups } from './duplicates';
 
@@ -112,7 +112,7 @@ export function siteIssuesOf({ crawl, hasSitemap }: SiteFacts): Map<string, Site
 		if (chain !== null) {
 			const hops = chain.map((hop) => hop.url);
 			if (new Set(hops).size < hops.length) add(page.url, 'redirect_loop', hops.slice(1));
-			else if (chain.filter((hop) => hop.status !== null && hop.status >= 300 && hop.status < 400).length >= 2) add(page.url, 'redirect_chain', hops.slice(1));
+			else if (chain.filter((hop) => isRedirect(hop.status)).length >= 2) add(page.url, 'redirect_chain', hops.slice(1));
 		}
 		const facts = page.facts;
 		if (facts !== null && facts.canonical !== null && facts.canonical !== page.url) {
