@@ -97,7 +97,7 @@ export interface CrawledPage {
 	responseMs: number | null;
 	/** The size of an HTML page's answer; null for any other. */
 	htmlBytes: number | null;
-	/** Its main text's fingerprint (duplicates.ts); null when it has too little text, or is no HTML page. */
+	/** Its main text's fingerprint (duplicates.ts); null when it has too little text, or is no indexable HTML page. */
 	fingerprint: Uint32Array | null;
 	/** Its links to pages of the site that say `rel="nofollow"`, and the first LINKED_FROM_KEPT pages they lead to. */
 	nofollowLinks: number;
@@ -357,9 +357,10 @@ export class Crawl {
 		if (!page.isHtml || answer === undefined) return;
 		const { links, images, text, facts } = readPage(answer.body.toString('utf8'), page.url, answer);
 		page.facts = facts;
-		page.fingerprint = contentFingerprint(text);
 		if (this.settings.checkImages) for (const image of images) this.imageFound(image, page);
 		const indexable = indexabilityOf(page) === 'indexable';
+		// Only indexable pages are compared for duplicate content.
+		if (indexable) page.fingerprint = contentFingerprint(text);
 		if ((indexable || this.settings.handNonIndexable) && this.handedCount < this.settings.maxPages) {
 			this.handedCount++;
 			page.handed = true;
