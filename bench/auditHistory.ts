@@ -46,7 +46,8 @@ const REDIRECT_AT = 50;
 /**
  * Weekly runs of each site, week by week: each page's score drifting a little from week to week, up to 2 + 3 + 3
  * failed checks, URLs of about 45 characters, each page keeping its phpRank report; what the crawl found of each URL
- * (status, depth, inlinks), one URL in a hundred a broken link with the three pages linking to it, one a redirect.
+ * (status, depth, inlinks), one URL in a hundred a broken link with the three pages linking to it, one a redirect,
+ * each page's title and indexability, and its site issues (one page in ten a duplicate meta description).
  */
 export function* auditHistory(sites: readonly AuditedSite[], weeks: number): Generator<AuditRun> {
 	const quality = sites.map(({ pages }, index) => {
@@ -63,6 +64,7 @@ export function* auditHistory(sites: readonly AuditedSite[], weeks: number): Gen
 			let total = 0;
 			const grades = { good: 0, decent: 0, bad: 0 };
 			let analyzed = 0;
+			const issues = { broken_link: 0, deep_page: 0, duplicate_meta_description: 0, link_to_redirect: 0 };
 			for (let page = 0; page < pages; page++) {
 				pageQuality[page] = Math.min(1, Math.max(0, pageQuality[page] + (next() - 0.5) * 0.1));
 				const url = `https://www.${site}/products/item-${String(page).padStart(5, '0')}`;
@@ -73,7 +75,9 @@ export function* auditHistory(sites: readonly AuditedSite[], weeks: number): Gen
 					pageRows.push({
 						...{ runId, runAt: runId, site, url, score: null, grade: null, failedHigh: null, failedMedium: null, failedLow: null, reportId: null, reportUrl: null, error: null },
 						...{ status: broken ? 404 : 301, ...crawl, inlinks: broken ? 3 : crawl.inlinks, broken, linkedFrom: broken ? JSON.stringify(linkedFrom) : null },
+						...{ indexability: broken ? 'broken' : 'redirected', canonical: null, title: null, siteIssues: broken ? 'broken_link' : 'link_to_redirect' },
 					});
+					issues[broken ? 'broken_link' : 'link_to_redirect']++;
 					continue;
 				}
 				const score = Math.round(30 + pageQuality[page] * 65);
@@ -99,9 +103,16 @@ export function* auditHistory(sites: readonly AuditedSite[], weeks: number): Gen
 					...crawl,
 					broken: false,
 					linkedFrom: null,
+					indexability: 'indexable',
+					canonical: null,
+					title: `Item ${page} | ${site}`,
+					// One page in ten shares its meta description with another, as a shop's variants do.
+					siteIssues: page % 10 === 1 ? 'duplicate_meta_description' : page % 6 === 5 ? 'deep_page' : null,
 				});
+				if (page % 10 === 1) issues.duplicate_meta_description++;
+				else if (page % 6 === 5) issues.deep_page++;
 			}
-			const runRow = { runId, runAt: runId, site, pages: analyzed, averageScore: Math.round((total / analyzed) * 10) / 10, ...grades, notAnalyzed: 0 };
+			const runRow = { runId, runAt: runId, site, pages: analyzed, averageScore: Math.round((total / analyzed) * 10) / 10, ...grades, notAnalyzed: 0, siteIssues: JSON.stringify(issues) };
 			yield { site, runId, pageRows, runRow };
 		}
 	}

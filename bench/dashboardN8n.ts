@@ -187,8 +187,9 @@ async function main() {
 		const filling = Date.now();
 		const runs: Array<{ site: string; runId: string }> = [];
 		for (const { site, runId, pageRows: rows, runRow } of auditHistory(sites, weeks)) {
-			await insertDataTableRows(rest, projectId, ids[AUDIT_HISTORY_TABLES.pages.name], rows);
-			await insertDataTableRows(rest, projectId, ids[AUDIT_HISTORY_TABLES.runs.name], [runRow]);
+			// The run row names its page rows' IDs, as a site audit's Run history row does.
+			const pageRowIds = await insertDataTableRows(rest, projectId, ids[AUDIT_HISTORY_TABLES.pages.name], rows);
+			await insertDataTableRows(rest, projectId, ids[AUDIT_HISTORY_TABLES.runs.name], [{ ...runRow, firstPageRowId: Math.min(...pageRowIds), lastPageRowId: Math.max(...pageRowIds) }]);
 			runs.push({ site, runId });
 		}
 		const year = await tableBytes(rest, ids);

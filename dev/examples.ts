@@ -613,6 +613,8 @@ export const AUDIT_HISTORY_TABLES = {
 			{ name: 'bad', type: 'number' },
 			{ name: 'notAnalyzed', type: 'number' },
 			{ name: 'siteIssues', type: 'string' },
+			{ name: 'firstPageRowId', type: 'number' },
+			{ name: 'lastPageRowId', type: 'number' },
 		],
 	},
 } as const satisfies DataTableSchemas;
@@ -661,7 +663,11 @@ export function pageHistoryRows(server: Pick<PhpRankServer, 'url' | 'reports'>, 
 }
 
 /** The row of `phprank_audit_runs` a run writes for the site, from its rows in `phprank_audit_pages`. */
-export function runHistoryRow(pages: Array<Pick<PageHistoryRow, 'site' | 'score' | 'grade' | 'error' | 'siteIssues'>>) {
+/**
+ * The row of `phprank_audit_runs` a site audit writes for a site's page rows; `pageRowIds`, the IDs n8n gave those rows,
+ * make its range (what the dashboard reads), null without them.
+ */
+export function runHistoryRow(pages: Array<Pick<PageHistoryRow, 'site' | 'score' | 'grade' | 'error' | 'siteIssues'>>, pageRowIds: number[] = []) {
 	const scored = pages.filter((page) => page.score !== null);
 	const grades = (grade: string) => scored.filter((page) => page.grade === grade).length;
 	const average = scored.reduce((sum, page) => sum + Number(page.score), 0) / scored.length;
@@ -674,6 +680,8 @@ export function runHistoryRow(pages: Array<Pick<PageHistoryRow, 'site' | 'score'
 		bad: grades('bad'),
 		notAnalyzed: pages.filter((page) => page.error !== null).length,
 		siteIssues: JSON.stringify(siteIssueCounts(pages.map((page) => (page.siteIssues ? String(page.siteIssues).split(', ') : [])))),
+		firstPageRowId: pageRowIds.length ? Math.min(...pageRowIds) : null,
+		lastPageRowId: pageRowIds.length ? Math.max(...pageRowIds) : null,
 	};
 }
 

@@ -138,6 +138,9 @@ export class InMemoryDataTables {
 
 	private changes = 0;
 
+	/** Every read of rows (a Data Table node's Get, a page of it), by table name, with the filter it sent. */
+	readonly reads: Array<{ table: string; filter: DataTableFilter | undefined }> = [];
+
 	/** What n8n-core's execute context calls for a Data Table node (`additionalData['data-table']`). */
 	readonly provider: DataTableProxyProvider = {
 		getDataTableAggregateProxy: async () => this.aggregate(),
@@ -251,6 +254,7 @@ export class InMemoryDataTables {
 		return {
 			getColumns: async () => table.columns.map((column) => ({ ...column })),
 			getManyRowsAndCount: async (options: Partial<ListDataTableRowsOptions>) => {
+				this.reads.push({ table: table.name, filter: options.filter });
 				const found = this.select(table, options.filter);
 				if (options.sortBy) {
 					const [column, direction] = options.sortBy;

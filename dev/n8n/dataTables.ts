@@ -61,11 +61,14 @@ export async function dataTableRows(rest: N8nRest, projectId: string, tableId: s
 /** Rows a request: a 5,000-page run's rows in one, well under n8n's 16 MiB request limit. */
 const INSERT_BATCH = 5_000;
 
-/** Rows written into a table through the REST API, in the order given, as the Data tables page adds them. */
-export async function insertDataTableRows(rest: N8nRest, projectId: string, tableId: string, rows: ReadonlyArray<Record<string, unknown>>): Promise<void> {
+/** Rows written into a table through the REST API, in the order given, as the Data tables page adds them: their IDs. */
+export async function insertDataTableRows(rest: N8nRest, projectId: string, tableId: string, rows: ReadonlyArray<Record<string, unknown>>): Promise<number[]> {
+	const ids: number[] = [];
 	for (let start = 0; start < rows.length; start += INSERT_BATCH) {
-		await rest.call('POST', `${tablesPath(projectId)}/${encodeURIComponent(tableId)}/insert`, { data: rows.slice(start, start + INSERT_BATCH), returnType: 'count' });
+		const inserted = await rest.call<Array<{ id: number }>>('POST', `${tablesPath(projectId)}/${encodeURIComponent(tableId)}/insert`, { data: rows.slice(start, start + INSERT_BATCH), returnType: 'id' });
+		ids.push(...inserted.map((row) => row.id));
 	}
+	return ids;
 }
 
 /**

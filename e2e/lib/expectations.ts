@@ -333,8 +333,8 @@ const siteAuditOffline: ExampleExpectation = {
 		);
 		assertEqual(
 			runRows.map((row) => withoutRun(columns(row, AUDIT_HISTORY_TABLES.runs.columns))),
-			[runHistoryRow(expectedPages)],
-			`${AUDIT_HISTORY_TABLES.runs.name}: one row for the site and run`,
+			[runHistoryRow(expectedPages, pageRows.map((row) => Number(row.id)))],
+			`${AUDIT_HISTORY_TABLES.runs.name}: one row for the site and run, with the IDs n8n gave its page rows`,
 		);
 		assertEqual(runRows.map((row) => [row.runId, new Date(String(row.runAt)).toISOString()]), [[runAt, runAt]], `${AUDIT_HISTORY_TABLES.runs.name}: the run's start`);
 		assertEqual(

@@ -190,7 +190,7 @@ describe('examples/site-audit-offline.json', () => {
 			]);
 			expect(pages.filter((row) => row.score !== null).map((row) => new URL(String(row.url)).pathname).sort()).toEqual([...ANALYZED_PATHS].sort());
 			const runs = history.rows(AUDIT_HISTORY_TABLES.runs.name).filter((row) => row.runId === runIdOf(first));
-			expect(runs.map(withoutIds)).toEqual([runHistoryRow(expected)]);
+			expect(runs.map(withoutIds)).toEqual([runHistoryRow(expected, pages.map((row) => Number(row.id)))]);
 			expect(runs[0].runAt).toEqual(new Date(runIdOf(first)));
 		});
 

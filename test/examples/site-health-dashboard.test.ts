@@ -105,14 +105,16 @@ beforeAll(async () => {
 	for (const page of [worse, better]) server.changePage(page.targetUrl, { quality: page.quality });
 	server.ageReports([worse.id, better.id], 7 * DAY_SECONDS);
 	await audit();
-	// The rows again, the latest run's first: the page must order the runs itself (n8n 1.x's Get ignores a sort).
+	// The run rows again, the latest run's first: the page must order the runs itself (n8n 1.x's Get ignores a sort).
+	// The page rows keep their IDs, which the run rows name.
 	const written = tables;
 	tables = auditHistoryTables();
-	for (const { name } of Object.values(AUDIT_HISTORY_TABLES)) {
-		const rows = written.rows(name).map(({ id: _id, createdAt: _created, updatedAt: _updated, ...row }) => row);
-		const latest = rows.filter((row) => row.runId === rows.at(-1)!.runId);
-		tables.insert(name, [...latest, ...rows.filter((row) => !latest.includes(row))]);
-	}
+	const rowsOf = (name: string) => written.rows(name).map(({ id: _id, createdAt: _created, updatedAt: _updated, ...row }) => row);
+	tables.insert(AUDIT_HISTORY_TABLES.pages.name, rowsOf(AUDIT_HISTORY_TABLES.pages.name));
+	const runs = rowsOf(AUDIT_HISTORY_TABLES.runs.name);
+	const latest = runs.filter((row) => row.runId === runs.at(-1)!.runId);
+	tables.insert(AUDIT_HISTORY_TABLES.runs.name, [...latest, ...runs.filter((row) => !latest.includes(row))]);
+	expect(tables.rows(AUDIT_HISTORY_TABLES.pages.name).map((row) => row.id)).toEqual(written.rows(AUDIT_HISTORY_TABLES.pages.name).map((row) => row.id));
 	expect(tables.rows(AUDIT_HISTORY_TABLES.runs.name).map((row) => row.runId)).not.toEqual(runRows().map((row) => row.runId));
 });
 afterAll(async () => await Promise.all([server.close(), site.close()]));
@@ -136,6 +138,8 @@ describe('examples/site-health-dashboard.json', () => {
 		expect((node('Read their pages').parameters.filters as { conditions: Array<{ keyName: string; condition: string }> }).conditions.map(({ keyName, condition }) => `${keyName} ${condition}`)).toEqual([
 			'runId eq',
 			'site eq',
+			'id gte',
+			'id lte',
 		]);
 	});
 
@@ -393,6 +397,52 @@ describe('examples/site-health-dashboard.json', () => {
 			} finally {
 				tables = kept;
 			}
+		});
+	});
+
+	describe("a run's page rows read by the IDs its run row names", () => {
+		const runId = '2026-11-30T06:00:00.000Z';
+		const SITE = 'interleaved.example';
+		const OTHER = 'other.example';
+		const page = (site: string, index: number) => ({ runId, runAt: runId, site, url: `https://${site}/page-${index}`, score: 50 + index, grade: 'decent', reportId: index + 1, reportUrl: `https://phprank.example/report/${index + 1}` });
+		let kept: InMemoryDataTables;
+		beforeAll(() => {
+			kept = tables;
+			tables = auditHistoryTables();
+			// Another audit's rows written between this run's: 6 URLs, first ID 1, so its run row names 1 to 6, and its last
+			// two rows got IDs 9 and 10 (two audits saving at the same moment on PostgreSQL).
+			tables.insert(AUDIT_HISTORY_TABLES.pages.name, [0, 1, 2, 3].map((index) => page(SITE, index)));
+			tables.insert(AUDIT_HISTORY_TABLES.pages.name, [0, 1, 2, 3].map((index) => page(OTHER, index)));
+			tables.insert(AUDIT_HISTORY_TABLES.pages.name, [4, 5].map((index) => page(SITE, index)));
+			tables.insert(AUDIT_HISTORY_TABLES.runs.name, [
+				{ runId, runAt: runId, site: SITE, pages: 6, averageScore: 52.5, good: 0, decent: 6, bad: 0, notAnalyzed: 0, firstPageRowId: 1, lastPageRowId: 6 },
+				{ runId, runAt: runId, site: OTHER, pages: 4, averageScore: 51.5, good: 0, decent: 4, bad: 0, notAnalyzed: 0, firstPageRowId: 5, lastPageRowId: 8 },
+			]);
+		});
+		afterAll(() => {
+			tables = kept;
+		});
+
+		it('reads only the rows within them: the other site\'s page shows its 4 URLs, its page rows asked for by ID from 5 to 8', async () => {
+			const readsBefore = tables.reads.length;
+			const other = await serve({ site: OTHER });
+
+			const pageReads = tables.reads.slice(readsBefore).filter((read) => read.table === AUDIT_HISTORY_TABLES.pages.name);
+			expect(pageReads.map((read) => read.filter?.filters.filter((condition) => condition.columnName === 'id').map(({ condition, value }) => [condition, value]))).toEqual([
+				[
+					['gte', 5],
+					['lte', 8],
+				],
+			]);
+			expect(elements(other.html, 'tr', 'page').map((row) => unescaped(row['data-url'])).sort()).toEqual([0, 1, 2, 3].map((index) => `https://${OTHER}/page-${index}`));
+			expect(other.html).not.toContain('class="notice"');
+		});
+
+		it('rows outside them: the page says how many of the run\'s URLs it shows, not passing the rest over', async () => {
+			const interleaved = await serve({ site: SITE });
+
+			expect(elements(interleaved.html, 'tr', 'page').map((row) => unescaped(row['data-url'])).sort()).toEqual([0, 1, 2, 3].map((index) => `https://${SITE}/page-${index}`));
+			expect(interleaved.html).toContain(`The run of ${runId} shows 4 of its 6 URLs: the others were saved outside the row IDs its run row names`);
 		});
 	});
 
