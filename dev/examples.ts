@@ -624,6 +624,36 @@ export function auditHistoryTables(maxSizeBytes?: number): InMemoryDataTables {
 	return tablesMadeFrom(AUDIT_HISTORY_TABLES, maxSizeBytes);
 }
 
+/**
+ * The queue of the MCP site tools (examples/phprank-mcp-site-tools.json): one row per audit a model asked for, which
+ * examples/site-audit-queue.json runs one at a time and marks done or failed. `id` (n8n's row ID) is the auditId the
+ * tools answer with; `runId` is the run's ID in the audit history once it ran. docs/mcp-site-audits.md describes it.
+ */
+export const MCP_SITE_TOOLS_TABLES = {
+	queue: {
+		name: 'phprank_audit_queue',
+		columns: [
+			{ name: 'site', type: 'string' },
+			{ name: 'siteUrl', type: 'string' },
+			{ name: 'maxPages', type: 'number' },
+			{ name: 'status', type: 'string' },
+			{ name: 'requestedAt', type: 'string' },
+			{ name: 'day', type: 'string' },
+			{ name: 'startedAt', type: 'string' },
+			{ name: 'finishedAt', type: 'string' },
+			{ name: 'runId', type: 'string' },
+			{ name: 'attempts', type: 'number' },
+			{ name: 'reason', type: 'string' },
+			{ name: 'summary', type: 'string' },
+		],
+	},
+} as const satisfies DataTableSchemas;
+
+/** Data tables in memory with the audit history's tables and the MCP site tools' queue made, empty. */
+export function siteToolsTables(): InMemoryDataTables {
+	return tablesMadeFrom({ ...AUDIT_HISTORY_TABLES, ...MCP_SITE_TOOLS_TABLES });
+}
+
 /** A row of `phprank_audit_pages` without its run's time: what the site audit writes for a URL. */
 export type PageHistoryRow = Record<(typeof AUDIT_HISTORY_TABLES.pages.columns)[number]['name'], string | number | boolean | null>;
 

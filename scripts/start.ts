@@ -17,7 +17,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 
 import { buildAndPack, installIntoUserFolder } from '../dev/n8n/communityPackage';
-import { AUDIT_HISTORY_TABLES } from '../dev/examples';
+import { AUDIT_HISTORY_TABLES, MCP_SITE_TOOLS_TABLES } from '../dev/examples';
 import { ensureDataTables, personalProjectId } from '../dev/n8n/dataTables';
 import { DEMO_CREDENTIAL, demoCredential, EXAMPLE_SERVER_ORIGIN, EXAMPLE_SITE_ORIGIN, loadExamples, pointedAt } from '../dev/n8n/examples';
 import { N8n, N8nRest, type Owner, type RunningN8n } from '../dev/n8n/n8n';
@@ -138,7 +138,11 @@ async function main(): Promise<void> {
 			try {
 				await rest.login(owner);
 				const projectId = await personalProjectId(rest);
-				await ensureDataTables(rest, projectId, Object.values(AUDIT_HISTORY_TABLES).filter((table) => tableNames.includes(table.name)));
+				await ensureDataTables(
+					rest,
+					projectId,
+					[...Object.values(AUDIT_HISTORY_TABLES), ...Object.values(MCP_SITE_TOOLS_TABLES)].filter((table) => tableNames.includes(table.name)),
+				);
 				tablesMade = true;
 			} catch (error) {
 				say(`  not made (${errorMessage(error)}): make them on n8n's Data tables page, docs/audit-history.md`);
