@@ -46,12 +46,14 @@ function expectCompactReport(answer: IDataObject) {
 }
 
 describe('examples/phprank-mcp-server.json', () => {
-	it('connects six phpRank tools to the MCP Server Trigger, one per operation but Update and Project > Delete', () => {
+	it('connects six phpRank tools to the MCP Server Trigger, one per operation but Update and Project > Delete (and four site tools, test/examples/phprank-mcp-site-tools.test.ts)', () => {
 		const trigger = example.nodes.find((node) => node.type === TRIGGER_TYPE)!;
-		const tools = Object.entries(example.connections).map(([from, outputs]) => ({ from, to: outputs.ai_tool?.flat().map((target) => target?.node) }));
+		const connected = Object.entries(example.connections).map(([from, outputs]) => ({ from, to: outputs.ai_tool?.flat().map((target) => target?.node) }));
+		const tools = connected.filter(({ from }) => toolNode(from).type === 'n8n-nodes-phprank.phpRankTool');
 		const operations = tools.map(({ from }) => `${String(toolNode(from).parameters.resource)}/${String(toolNode(from).parameters.operation)}`);
 
-		expect(tools.every(({ to }) => to?.length === 1 && to[0] === trigger.name)).toBe(true);
+		expect(connected.every(({ to }) => to?.length === 1 && to[0] === trigger.name)).toBe(true);
+		expect(connected.length - tools.length).toBe(4);
 		// phpRank 1.2 to 1.8 delete an unrelated report with a project: no model is offered that.
 		// A model re-analyzes a page (reanalyze_report); a report's privacy and password stay the user's to set.
 		expect(operations.sort()).toEqual(['project/getAll', 'report/create', 'report/delete', 'report/get', 'report/getAll', 'report/reanalyze']);
