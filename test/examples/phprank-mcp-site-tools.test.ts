@@ -437,6 +437,56 @@ describe('examples/phprank-mcp-server.json: the site tools', () => {
 		});
 	});
 
+	describe('the queue across failures and restarts', () => {
+		const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000).toISOString();
+		const queued = (row: IDataObject) => ({ site: '127.0.0.1', siteUrl: `${site.url}/`, maxPages: 40, status: 'queued', requestedAt: minutesAgo(200), day: '2026-12-01', attempts: 0, ...row });
+		let saved: InMemoryDataTables;
+		beforeEach(() => {
+			saved = tables;
+			tables = siteToolsTables();
+		});
+		afterEach(() => {
+			tables = saved;
+		});
+
+		it("a site whose start page does not answer: Site > Audit stops, and the audit is marked failed with the node's reason", async () => {
+			const [row] = tables.insert(QUEUE, [queued({ site: '127.0.0.1', siteUrl: 'http://127.0.0.1:1/' })]);
+			const result = await drainQueue();
+
+			expect(result.executedNodes).toContain('Mark it failed');
+			expect(queueRow(row.id)).toMatchObject({ status: 'failed', attempts: 1 });
+			expect(String(queueRow(row.id).reason)).toMatch(/^Site URL http:\/\/127\.0\.0\.1:1\/ did not answer \(/);
+			expect(tables.rows(AUDIT_HISTORY_TABLES.runs.name)).toEqual([]);
+			const { answer } = await callTool('audit_status', { auditId: row.id });
+			expect(answer).toMatchObject({ status: 'failed', reason: queueRow(row.id).reason });
+		});
+
+		it('an audit running for a few minutes holds the queue: nothing else starts', async () => {
+			tables.insert(QUEUE, [queued({ status: 'running', startedAt: minutesAgo(5), attempts: 1 }), queued({})]);
+			const result = await drainQueue();
+
+			expect(result.executedNodes).not.toContain('Claim it');
+			expect(queueRows().map((row) => row.status)).toEqual(['running', 'queued']);
+		});
+
+		it('an audit left running past interruptedAfterMinutes (n8n restarted under it) runs again before the audits queued after it; one cut off too often is given up', async () => {
+			const [interrupted, next] = tables.insert(QUEUE, [queued({ status: 'running', startedAt: minutesAgo(150), attempts: 1 }), queued({ site: 'shop.example.org' })]);
+			await drainQueue();
+
+			expect(queueRow(interrupted.id)).toMatchObject({ status: 'done', attempts: 2 });
+			expect(queueRow(next.id)).toMatchObject({ status: 'queued', attempts: 0 });
+			expect(tables.rows(AUDIT_HISTORY_TABLES.runs.name).map((run) => run.runId)).toEqual([queueRow(interrupted.id).runId]);
+
+			const [tooOften] = tables.insert(QUEUE, [queued({ status: 'running', startedAt: minutesAgo(150), attempts: 3 })]);
+			const requestsBefore = apiRequests(server).length;
+			const result = await drainQueue();
+			expect(queueRow(tooOften.id)).toMatchObject({ status: 'failed', attempts: 4 });
+			expect(queueRow(tooOften.id).reason).toBe('It was stopped 3 times before it ended (n8n restarted, or ran out of memory), so it is not run again.');
+			expect(result.executedNodes).not.toContain('Audit site');
+			expect(apiRequests(server).length).toBe(requestsBefore);
+		});
+	});
+
 	it('a long list of issues is cut to fit, the lines left out counted, URLs whole', async () => {
 		const runId = '2026-11-30T06:00:00.000Z';
 		const history = siteToolsTables();
