@@ -184,7 +184,8 @@ describe('examples/phprank-mcp-server.json: the site tools', () => {
 		const siteTools = loadExampleWorkflow(TOOLS_FILE);
 		const operations = siteTools.nodes.filter((node) => node.parameters.operation !== undefined).map((node) => `${node.type.split('.').pop()}/${String(node.parameters.operation)}`);
 
-		expect([...new Set(operations)].sort()).toEqual(['dataTable/get', 'dataTable/insert', 'phpRank/getAll']);
+		// The only update sets aside the row of an audit asked for twice at once.
+		expect([...new Set(operations)].sort()).toEqual(['dataTable/get', 'dataTable/insert', 'dataTable/update', 'phpRank/getAll']);
 	});
 
 	it('the queue workflow writes the history with the very nodes of site-audit-offline.json', () => {
@@ -447,6 +448,22 @@ describe('examples/phprank-mcp-server.json: the site tools', () => {
 		});
 		afterEach(() => {
 			tables = saved;
+		});
+
+		it('two calls at once for one site: one audit queued, both answered with it; a row written by the later one is set aside and counts for nothing', async () => {
+			const [one, other] = await Promise.all([callTool('audit_site', { site: '127.0.0.1' }), callTool('audit_site', { site: `${site.url}/` })]);
+
+			expect(one.answer.auditId).toBe(other.answer.auditId);
+			expect([one.answer.outcome, other.answer.outcome].sort()).toEqual(['alreadyQueued', 'queued']);
+			expect(queueRows().filter((row) => row.status === 'queued').map((row) => row.id)).toEqual([one.answer.auditId]);
+			const setAside = queueRows().filter((row) => row.status === 'duplicate');
+			for (const row of setAside) {
+				const { answer } = await callTool('audit_status', { auditId: row.id });
+				expect(answer).toMatchObject({ status: 'duplicate', reason: 'Asked for at the same moment as an earlier audit of the site, which runs instead.' });
+			}
+			// The day's second audit is still allowed (2 a day): the row set aside is none.
+			await updateQueueRow(Number(one.answer.auditId), { status: 'done' });
+			expect((await callTool('audit_site', { site: '127.0.0.1' })).answer).toMatchObject({ outcome: 'queued', auditsLeftToday: 0 });
 		});
 
 		it("a site whose start page does not answer: Site > Audit stops, and the audit is marked failed with the node's reason", async () => {
