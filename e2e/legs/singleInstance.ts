@@ -392,7 +392,8 @@ export async function proveSingleInstance(leg: LegContext & { screenshotsDir: st
 		const toolType = typeNamed(TOOL_NODE_TYPE);
 		if (toolType) {
 			// Its own steps depend on one another, the rest of the leg does not depend on them.
-			await runMcpChecks(checks, { mcp, rest, n8nUrl: url, n8nVersion: install.n8nVersion, phpRank, toolType }).catch((error: unknown) => {
+			const siteTools = { examples: examples.map((example) => ({ ...example, workflow: pointedAt(example.workflow, phpRank, site) })), site };
+			await runMcpChecks(checks, { mcp, rest, n8nUrl: url, n8nVersion: install.n8nVersion, phpRank, toolType, siteTools }).catch((error: unknown) => {
 				if (!(error instanceof StepFailed)) throw error;
 			});
 		}

@@ -20,9 +20,11 @@ import type { Example, WorkflowNode } from '../../dev/n8n/examples';
 import { activateWorkflow } from '../../dev/n8n/executions';
 import type { N8nRest } from '../../dev/n8n/n8n';
 import { request } from '../../dev/n8n/util';
+import { runSiteToolChecks, setUpSiteTools, type SiteToolsContext } from './mcpSiteTools';
 
 export const MCP_EXAMPLE = 'phprank-mcp-server.json';
 const MCP_TRIGGER_TYPE = '@n8n/n8n-nodes-langchain.mcpTrigger';
+const WORKFLOW_TOOL_TYPE = '@n8n/n8n-nodes-langchain.toolWorkflow';
 
 /** What each tool's arguments must look like to a client: JSON Schema type, and the default when it may be left out. */
 const ARGUMENTS: Record<string, Record<string, { type: string; default?: unknown }>> = {
@@ -32,6 +34,11 @@ const ARGUMENTS: Record<string, Record<string, { type: string; default?: unknown
 	reanalyze_report: { reportId: { type: 'number' } },
 	delete_report: { reportId: { type: 'number' } },
 	list_projects: { limit: { type: 'number', default: 50 }, search: { type: 'string', default: '' } },
+	// The site tools (Call n8n Workflow Tool): their `$fromAI` inputs, in the order of the Workflow Inputs.
+	audit_site: { site: { type: 'string' }, maxPages: { type: 'number', default: 0 } },
+	audit_status: { auditId: { type: 'number', default: 0 }, site: { type: 'string', default: '' } },
+	site_issues: { site: { type: 'string' }, severity: { type: 'string', default: '' }, issue: { type: 'string', default: '' } },
+	compare_audits: { site: { type: 'string' } },
 };
 
 // An MCP client's default request timeout (the SDK's): a tool call must answer before it, whatever phpRank does.
@@ -72,6 +79,8 @@ function fromAiDescription(node: WorkflowNode, key: string): string | undefined 
 
 /** The tool's Description: the example's own, or the one the node declares for its operation. */
 function descriptionOf(node: WorkflowNode, toolType: INodeTypeDescription): unknown {
+	// Call n8n Workflow Tool names it `description`.
+	if (node.type === WORKFLOW_TOOL_TYPE) return node.parameters.description;
 	if (node.parameters.toolDescription) return node.parameters.toolDescription;
 	const declared = toolType.properties.find(
 		(property) =>
@@ -117,12 +126,15 @@ async function connect(url: string, token: string, transport: 'streamable' | 'ss
 
 export async function runMcpChecks(
 	checks: Checks,
-	context: { mcp: McpExample; rest: N8nRest; n8nUrl: string; n8nVersion: string; phpRank: PhpRankServer; toolType: INodeTypeDescription },
+	context: { mcp: McpExample; rest: N8nRest; n8nUrl: string; n8nVersion: string; phpRank: PhpRankServer; toolType: INodeTypeDescription; siteTools?: SiteToolsContext },
 ): Promise<void> {
 	const { mcp, rest, phpRank } = context;
 	const token = mcp.credential.data.token;
 	const url = `${context.n8nUrl}/mcp/${String(mcp.trigger.parameters.path)}`;
 	const names = mcp.tools.map((node) => node.name).sort();
+
+	// The workflow the site tools call, and the queue, before the MCP server: as a user sets them up.
+	const siteTools = context.siteTools ? await setUpSiteTools(checks, { ...context.siteTools, rest, n8nVersion: context.n8nVersion }) : undefined;
 
 	await checks.step(`examples/${MCP_EXAMPLE} published: the MCP Server Trigger answers on /mcp/${String(mcp.trigger.parameters.path)}`, async () => {
 		await activateWorkflow(rest, context.n8nVersion, { workflowId: mcp.example.id });
@@ -242,6 +254,10 @@ export async function runMcpChecks(
 			assertEqual(requests, 0, 'requests the server received');
 			return `"${text}"`;
 		});
+		// Before phpRank's rate limit is spent: the node keeps waiting it out for every execution of this n8n.
+		if (siteTools) {
+			await runSiteToolChecks(checks, { client, connect: async () => await connect(url, token, 'streamable'), rest, n8nVersion: context.n8nVersion, phpRank, setup: siteTools });
+		}
 		await checks.check("create_report with phpRank's rate limit spent: the tool error at once (how long phpRank asks to wait, no report created, when to try again), no POST", async () => {
 			phpRank.setRateLimit(SPENT_RATE_LIMIT);
 			try {
