@@ -16,6 +16,10 @@ type TaskResult = { ok: true; result: unknown } | { ok: false; error: unknown };
 
 async function run(executeFunctions: IExecuteFunctions, code: string, itemIndex: number, extra: Record<string, unknown>): Promise<unknown> {
 	const context = { ...getSandboxContext.call(executeFunctions, itemIndex), ...extra };
+	// The runner's `$input` is the node's input as n8n hands it: with Execute Once, its first item alone.
+	const input = executeFunctions.getInputData();
+	const given: Record<string | symbol, unknown> = { all: () => input, first: () => input[0], last: () => input.at(-1) };
+	context.$input = new Proxy(context.$input, { get: (target, key) => (key in given ? given[key] : Reflect.get(target, key) as unknown) });
 	return await new JavaScriptSandbox(context, code, executeFunctions.helpers).runCode();
 }
 
