@@ -39,4 +39,14 @@ describe('example workflows', () => {
 			});
 		}
 	});
+
+	// Real n8n 1.x (1.123) evaluates an If, Filter or Switch condition that reads another node's items through
+	// $('Node').first(), .item or .all() as false, whatever they hold; $json and $('Node').isExecuted work on both lines.
+	it.each(examples)('%s decides in If, Filter and Switch nodes on the item itself ($json), not on other nodes\' items', (file) => {
+		const deciders = loadExampleWorkflow(file).nodes.filter((node) => ['n8n-nodes-base.if', 'n8n-nodes-base.filter', 'n8n-nodes-base.switch'].includes(node.type));
+		const readingOthers = deciders
+			.filter((node) => /\$\(\s*['"][^'"]+['"]\s*\)(?!\.isExecuted)/.test(JSON.stringify(node.parameters)))
+			.map((node) => node.name);
+		expect(readingOthers).toEqual([]);
+	});
 });
