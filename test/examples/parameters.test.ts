@@ -40,13 +40,19 @@ describe('example workflows', () => {
 		}
 	});
 
-	// Real n8n 1.x (1.123) evaluates an If, Filter or Switch condition that reads another node's items through
-	// $('Node').first(), .item or .all() as false, whatever they hold; $json and $('Node').isExecuted work on both lines.
-	it.each(examples)('%s decides in If, Filter and Switch nodes on the item itself ($json), not on other nodes\' items', (file) => {
-		const deciders = loadExampleWorkflow(file).nodes.filter((node) => ['n8n-nodes-base.if', 'n8n-nodes-base.filter', 'n8n-nodes-base.switch'].includes(node.type));
-		const readingOthers = deciders
-			.filter((node) => /\$\(\s*['"][^'"]+['"]\s*\)(?!\.isExecuted)/.test(JSON.stringify(node.parameters)))
-			.map((node) => node.name);
-		expect(readingOthers).toEqual([]);
+	// Real n8n 1.x (1.123) gives an expression outside a Code node nothing for a Code node's items ($('Code').first(),
+	// .item, .all()), whatever the Code node output; other nodes' items, $json and $('Code').isExecuted work on both lines.
+	it.each(examples)("%s reads a Code node's items only from Code nodes", (file) => {
+		const { nodes } = loadExampleWorkflow(file);
+		const codeNodes = new Set(nodes.filter((node) => node.type === 'n8n-nodes-base.code').map((node) => node.name));
+		const readingCode = nodes
+			.filter((node) => node.type !== 'n8n-nodes-base.code')
+			.flatMap((node) =>
+				[...JSON.stringify(node.parameters).matchAll(/\$\(\s*'([^']+)'\s*\)(?!\.isExecuted)/g)]
+					.map((match) => match[1])
+					.filter((name) => codeNodes.has(name))
+					.map((name) => `${node.name} reads ${name}`),
+			);
+		expect([...new Set(readingCode)]).toEqual([]);
 	});
 });
