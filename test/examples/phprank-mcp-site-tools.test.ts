@@ -309,7 +309,7 @@ describe('examples/phprank-mcp-server.json: the site tools', () => {
 			const pages = tables.rows(AUDIT_HISTORY_TABLES.pages.name).filter((page) => page.runId === runId);
 			expect(pages.map(withoutIds)).toEqual(pageHistoryRows({ url: server.url, reports: () => afterFirst }, items));
 			const runs = tables.rows(AUDIT_HISTORY_TABLES.runs.name).filter((run) => run.runId === runId);
-			expect(runs.map(withoutIds)).toEqual([runHistoryRow(pageHistoryRows({ url: server.url, reports: () => afterFirst }, items))]);
+			expect(runs.map(withoutIds)).toEqual([runHistoryRow(pageHistoryRows({ url: server.url, reports: () => afterFirst }, items), pages.map((page) => Number(page.id)))]);
 			// The site's pages were sent to phpRank, at most Max Pages of them.
 			expect(apiRequests(server).filter((request) => request.method === 'POST')).toHaveLength(AUDIT_SITE_ANALYZED_PATHS.length);
 		});
