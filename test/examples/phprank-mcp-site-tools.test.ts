@@ -414,9 +414,16 @@ describe('examples/phprank-mcp-server.json: the site tools', () => {
 			for (const change of changes) server.changePage(change.url, { quality: change.quality });
 			const second = await drainQueue();
 			expect(queueRow(secondAuditId)).toMatchObject({ status: 'done', attempts: 1 });
+			const readsBefore = tables.reads.length;
 			const { answer } = await call('compare_audits', { site: '127.0.0.1' });
 
 			const runs = tables.rows(AUDIT_HISTORY_TABLES.runs.name);
+			// Each run's page rows asked for by the IDs its run row names, not read from the whole table.
+			const pageReads = tables.reads.slice(readsBefore).filter((read) => read.table === AUDIT_HISTORY_TABLES.pages.name);
+			expect(pageReads.map((read) => read.filter?.filters.filter((condition) => condition.columnName === 'id').map(({ value }) => value))).toEqual(
+				[...runs].reverse().map((run) => [run.firstPageRowId, run.lastPageRowId]),
+			);
+			expect(runs.every((run) => Number.isSafeInteger(run.firstPageRowId))).toBe(true);
 			const [before, after] = runs.map((run) => Number(run.averageScore));
 			const change = Math.round((after - before) * 10) / 10;
 			expect(runs.map((run) => run.runId)).toEqual([queueRow(firstAuditId).runId, queueRow(secondAuditId).runId]);
