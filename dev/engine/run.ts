@@ -61,7 +61,8 @@ export interface RunResult {
 	logs: LogLine[];
 }
 
-const DEFAULT_TIMEOUT_MS = 20_000;
+/** A guard against a run that never ends, not a speed check: on two busy cores a 10,000-report read took over 20 s. */
+const DEFAULT_TIMEOUT_MS = 120_000;
 
 async function withTimeout(running: ReturnType<WorkflowExecute['run']>, timeoutMs: number, cancelSignal?: AbortSignal): Promise<IRun> {
 	cancelSignal?.addEventListener('abort', () => running.cancel(), { once: true });
