@@ -228,13 +228,15 @@ export interface SiteAuditItem {
  * by ID, in the order their summaries list them.
  */
 export function siteIssueTitles(): Record<string, string> {
-	return textsByIdOf(exampleFile('site-audit-offline.json'), 'SITE_ISSUE_TITLES') ?? missing('site-audit-offline.json', 'SITE_ISSUE_TITLES');
+	return textsByIdIn('site-audit-offline.json', 'SITE_ISSUE_TITLES');
 }
 
-const exampleFile = (file: string) => JSON.parse(readFileSync(path.join(EXAMPLES_DIR, file), 'utf8')) as WorkflowFixture;
-const missing = (file: string, name: string): never => {
-	throw new Error(`${file} carries no ${name}`);
-};
+/** An example's Code node constant `const <name> = { id: 'text', … }` (textsByIdOf); it must have one. */
+function textsByIdIn(file: string, name: string): Record<string, string> {
+	const texts = textsByIdOf(JSON.parse(readFileSync(path.join(EXAMPLES_DIR, file), 'utf8')) as WorkflowFixture, name);
+	if (texts === undefined) throw new Error(`${file} carries no ${name}`);
+	return texts;
+}
 
 /**
  * A workflow's Code node constant `const <name> = { id: 'text', … }` (an ID quoted or not), as its entries in their
@@ -313,7 +315,7 @@ function siteIssueSection(items: SiteAuditItem[], previous: Record<string, numbe
  * { … }` in its Report per site), by ID.
  */
 export function siteIssueSeverities(): Record<string, string> {
-	return textsByIdOf(exampleFile('monthly-client-report.json'), 'SITE_ISSUE_SEVERITIES') ?? missing('monthly-client-report.json', 'SITE_ISSUE_SEVERITIES');
+	return textsByIdIn('monthly-client-report.json', 'SITE_ISSUE_SEVERITIES');
 }
 
 /** A run row's site issue counts (`siteIssues`, JSON), none for a row written before runs kept them. */
